@@ -1,0 +1,1 @@
+"""Experiments: Hydra entry points, run records, aggregation, statistics and plots."""

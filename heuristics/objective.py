@@ -1,0 +1,82 @@
+"""The one objective wrapper every optimiser calls.
+
+It counts evaluations, keeps the best-so-far trace and ends the run on a budget, so optimisers
+stay plain loops: they call the objective until it raises `Stop`.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from puzzles.errors import PuzzleInputError
+from puzzles.space import PermutationSpace
+
+
+class Stop(Exception):
+    """Raised by the objective when the budget is spent or the target is reached."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Budget:
+    """When a run ends: after `evaluations`, after `seconds`, or once best <= `target`."""
+
+    evaluations: int | None = None
+    seconds: float | None = None
+    target: float | None = None
+
+    def __post_init__(self):
+        for name in ("evaluations", "seconds"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise PuzzleInputError(f"budget.{name} must be positive, got {value}")
+        if self.evaluations is None and self.seconds is None and self.target is None:
+            raise PuzzleInputError("the budget is unbounded: set budget.evaluations or budget.seconds")
+
+
+@dataclass
+class Objective:
+    """A fitness to minimise, wrapped with a budget and a best-so-far trace.
+
+    `trace` holds one row (evaluations, seconds, best) per improvement.
+    """
+
+    fitness: Callable[[np.ndarray], float]
+    space: PermutationSpace
+    budget: Budget
+    clock: Callable[[], float] = time.perf_counter
+    evaluations: int = 0
+    best: float = math.inf
+    best_genome: np.ndarray | None = None
+    trace: list[tuple[int, float, float]] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.started = self.clock()
+
+    @property
+    def seconds(self) -> float:
+        return self.clock() - self.started
+
+    def __call__(self, genome) -> float:
+        """Score a genome; raise Stop instead of going over the budget."""
+        budget = self.budget
+        if budget.evaluations is not None and self.evaluations >= budget.evaluations:
+            raise Stop("evaluations")
+        if budget.seconds is not None and self.seconds >= budget.seconds:
+            raise Stop("seconds")
+        value = float(self.fitness(genome))
+        self.evaluations += 1
+        if value < self.best:
+            self.best = value
+            self.best_genome = np.array(genome, dtype=np.int64)
+            self.trace.append((self.evaluations, self.seconds, value))
+            if budget.target is not None and value <= budget.target:
+                raise Stop("target")
+        return value

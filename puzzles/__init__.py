@@ -1,0 +1,1 @@
+"""Puzzles: pieces, boards, decoders, fitness functions, pictures and exact-cover models."""
