@@ -31,9 +31,10 @@ class Result:
 
 
 def minimize(fitness: Callable[[np.ndarray], float], space: PermutationSpace,
-             optimizer: Optimizer, budget: Budget, seed: int) -> Result:
+             optimizer: Optimizer, budget: Budget, seed: int,
+             on_progress: Callable[[Objective], None] | None = None) -> Result:
     """Run `optimizer` on `fitness` until the budget ends it; seeded, so it reproduces."""
-    objective = Objective(fitness, space, budget)
+    objective = Objective(fitness, space, budget, on_progress=on_progress)
     rng = np.random.default_rng(seed)
     try:
         optimizer.run(objective, rng)

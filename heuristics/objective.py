@@ -15,6 +15,8 @@ import numpy as np
 from puzzles.errors import PuzzleInputError
 from puzzles.space import PermutationSpace
 
+PROGRESS_EVERY = 1000
+
 
 class Stop(Exception):
     """Raised by the objective when the budget is spent or the target is reached."""
@@ -52,6 +54,7 @@ class Objective:
     space: PermutationSpace
     budget: Budget
     clock: Callable[[], float] = time.perf_counter
+    on_progress: Callable[["Objective"], None] | None = None  # called every PROGRESS_EVERY evaluations
     evaluations: int = 0
     best: float = math.inf
     best_genome: np.ndarray | None = None
@@ -73,6 +76,8 @@ class Objective:
             raise Stop("seconds")
         value = float(self.fitness(genome))
         self.evaluations += 1
+        if self.on_progress is not None and self.evaluations % PROGRESS_EVERY == 0:
+            self.on_progress(self)
         if value < self.best:
             self.best = value
             self.best_genome = np.array(genome, dtype=np.int64)

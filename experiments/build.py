@@ -1,0 +1,31 @@
+"""Build components from config with Hydra's `instantiate`, keeping user errors to one line."""
+from __future__ import annotations
+
+from typing import Any
+
+from hydra.errors import InstantiationException
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from heuristics.objective import Budget
+from puzzles.errors import PuzzleInputError
+
+
+def build(node: DictConfig, what: str) -> Any:
+    """instantiate(node), re-raising the component's own input error rather than Hydra's wrapper."""
+    try:
+        return instantiate(node, _convert_="all")
+    except InstantiationException as err:
+        cause = err.__cause__
+        if isinstance(cause, PuzzleInputError):
+            raise cause from None
+        first = str(err).strip().splitlines()[0]
+        raise PuzzleInputError(f"cannot build the {what}: {first}") from err
+
+
+def make_budget(node: DictConfig, known_optimum: float | None) -> Budget:
+    """The run's budget; with no explicit target, stop at the puzzle's known optimum."""
+    target = node.target
+    if target is None and node.stop_at_optimum:
+        target = known_optimum
+    return Budget(evaluations=node.evaluations, seconds=node.seconds, target=target)

@@ -1,0 +1,22 @@
+"""What a run can do: `task` in the config names one of these `run(cfg, run_dir) -> row` functions.
+
+Each task writes its own record into `run_dir` and returns the run's one-row summary (a dict).
+Add a task with one line here and a module beside this one.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+from puzzles.errors import PuzzleInputError
+
+TASKS = {
+    "optimise": "experiments.tasks.optimise",
+}
+
+
+def get_task(name: str) -> Callable:
+    """The `run` function of a task, or a clear error naming the known tasks."""
+    if name not in TASKS:
+        raise PuzzleInputError(f"unknown task {name!r}; choose one of {sorted(TASKS)}")
+    return importlib.import_module(TASKS[name]).run
