@@ -8,15 +8,20 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 
+def piece_colour(k: int):
+    """A distinct colour for piece id k (tab20's strong shades first, then its pale ones)."""
+    tab20 = matplotlib.colormaps["tab20"]
+    return tab20(((k - 1) * 2) % 20 + ((k - 1) // 10) % 2)
+
+
 def draw_grid(grid: np.ndarray, ax=None, title: str | None = None, labels=None):
     """Draw a grid of piece ids (0 = empty) as coloured cells, each labelled with its id."""
     if ax is None:
         _, ax = plt.subplots(figsize=(0.5 * grid.shape[1] + 1, 0.5 * grid.shape[0] + 1))
     ids = int(grid.max())
-    cmap = matplotlib.colormaps["tab20"].resampled(max(ids, 1))
     colours = np.ones(grid.shape + (4,))
     for k in range(1, ids + 1):
-        colours[grid == k] = cmap(k - 1)
+        colours[grid == k] = piece_colour(k)
     ax.imshow(colours, interpolation="nearest")
     for (r, c), v in np.ndenumerate(grid):
         text = labels[r][c] if labels is not None else (str(v) if v else "")

@@ -1,0 +1,59 @@
+"""Plots of a sweep (seaborn): convergence with an interquartile band, and final scores."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+
+def evaluation_grid(max_evals: float, points: int = 200) -> np.ndarray:
+    """Log-spaced evaluation counts from 1 to max_evals."""
+    return np.unique(np.geomspace(1, max(max_evals, 1), points).astype(np.int64))
+
+
+def best_so_far(traces: pd.DataFrame, grid: np.ndarray) -> pd.DataFrame:
+    """Each run's best-so-far at every grid point (a step function of its improvement trace)."""
+    frames = []
+    for run_id, t in traces.groupby("run_id", sort=False):
+        t = t.sort_values("evaluations")
+        idx = np.searchsorted(t["evaluations"].to_numpy(), grid, side="right") - 1
+        best = np.where(idx >= 0, t["best"].to_numpy()[np.maximum(idx, 0)], np.nan)
+        frames.append(pd.DataFrame({"run_id": run_id, "evaluations": grid, "best": best}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def label(runs: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """A readable group label from the group's key columns."""
+    parts = [runs[k].astype(str) if k == "optimizer" else k.split(".")[-1] + "=" + runs[k].astype(str)
+             for k in keys if k != "puzzle"]
+    return pd.concat(parts, axis=1).agg(", ".join, axis=1) if parts else runs["optimizer"].astype(str)
+
+
+def convergence(runs: pd.DataFrame, traces: pd.DataFrame, keys: list[str], ylabel: str = "best"):
+    """Median best-so-far against evaluations, one line per group, with an interquartile band."""
+    grid = evaluation_grid(runs["evaluations"].max())
+    curves = best_so_far(traces, grid).merge(runs[["run_id"]].assign(group=label(runs, keys)), on="run_id")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    palette = sns.color_palette("tab10", curves["group"].nunique())
+    for colour, (group, g) in zip(palette, curves.groupby("group")):
+        q = g.groupby("evaluations")["best"].quantile([0.25, 0.5, 0.75]).unstack()
+        ax.plot(q.index, q[0.5], label=group, color=colour)
+        ax.fill_between(q.index, q[0.25], q[0.75], color=colour, alpha=0.2)
+    ax.set(xscale="log", xlabel="evaluations", ylabel=f"median {ylabel} (IQR band)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def final_scores(runs: pd.DataFrame, keys: list[str], ylabel: str = "best"):
+    """Final best per group as a box plot with the runs drawn over it."""
+    data = runs.assign(group=label(runs, keys))
+    fig, ax = plt.subplots(figsize=(max(5, 1.2 * data["group"].nunique()), 4.5))
+    sns.boxplot(data=data, x="group", y="best", ax=ax, color="white", showfliers=False)
+    sns.stripplot(data=data, x="group", y="best", ax=ax, hue="group", legend=False, alpha=0.6, jitter=0.25)
+    ax.set(xlabel="", ylabel=f"final {ylabel}")
+    ax.tick_params(axis="x", rotation=30)
+    return fig

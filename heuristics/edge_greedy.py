@@ -1,0 +1,228 @@
+"""The seed's greedy scoring solver for edge-matching boards, compiled, on plain arrays.
+
+Fill the four corners, then repeatedly put, in the empty cell where some piece matches the most
+sides, the piece that matches there most (first cell and first piece in list order on ties). A
+side matches when its colour equals the neighbour's facing colour, or 0 on the border. Border
+cells prefer pieces that carry a 0, inner cells pieces that carry none.
+
+`seed_faithful=True` keeps the seed's bugs, which its figures depend on:
+  * the border test `judge(...) == (4 or 5 or 6 or 7)` means `== 4`: only left-edge cells prefer
+    border pieces, and its fallback pops scores from a list without the pieces, so the index it
+    then reads names another piece;
+  * an inner cell compares its right side with the left side of the cell *below*;
+  * placed pieces stay in the pool, so a piece can be placed many times;
+  * the last cell (bottom-right) is never a candidate (it is a corner, filled first).
+The seed's greedy itself draws no random numbers: given the same shuffled piece list its output
+is fixed (tests compare it with a plain copy of the seed's code).
+
+Pieces are rows of an (m, 4) int array [left, top, right, bottom]; cells are row-major on an
+n x n board; the result gives, per cell, the piece index and its clockwise quarter turns.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+EMPTY = -1
+INNER = 8  # the seed's judge() class of a cell off the border
+
+
+@numba.njit(cache=True, nogil=True)
+def _cell_class(cell, n):
+    """The seed's judge(): 0-3 corners (TL, TR, BL, BR), 4 left, 5 top, 6 right, 7 bottom, 8 inner."""
+    r, c, last = cell // n, cell % n, n - 1
+    if r == 0 and c == 0:
+        return 0
+    if r == 0 and c == last:
+        return 1
+    if r == last and c == 0:
+        return 2
+    if r == last and c == last:
+        return 3
+    if c == 0:
+        return 4
+    if r == 0:
+        return 5
+    if c == last:
+        return 6
+    return 7 if r == last else INNER
+
+
+@numba.njit(cache=True, nogil=True)
+def _facing(cell, side, piece, rot, table):
+    """Colour on `side` of the piece in `cell`, or EMPTY when the cell is empty."""
+    p = piece[cell]
+    return EMPTY if p == EMPTY else table[p, rot[cell], side]
+
+
+@numba.njit(cache=True, nogil=True)
+def _targets(cell, n, piece, rot, table, faithful, out):
+    """The colour each side of `cell` should carry: 0 on the border, else the neighbour's facing one."""
+    r, c = cell // n, cell % n
+    out[0] = 0 if c == 0 else _facing(cell - 1, 2, piece, rot, table)
+    out[1] = 0 if r == 0 else _facing(cell - n, 3, piece, rot, table)
+    out[2] = 0 if c == n - 1 else _facing(cell + 1, 0, piece, rot, table)
+    out[3] = 0 if r == n - 1 else _facing(cell + n, 1, piece, rot, table)
+    if faithful and _cell_class(cell, n) == INNER:
+        out[2] = _facing(cell + n, 0, piece, rot, table)  # the seed's estimate[index + n][0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _matches(colours, target):
+    """How many of the four sides carry their target colour."""
+    k = 0
+    for s in range(4):
+        if colours[s] == target[s]:
+            k += 1
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_max(values, length):
+    """Python's values.index(max(values)) on the first `length` entries."""
+    best = 0
+    for i in range(1, length):
+        if values[i] > values[best]:
+            best = i
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _pop_argmax(number, length, i, pool, has_zero, want_zero):
+    """The seed's while loop: pop `number[i]` until pool[i] has (want_zero) a 0, or one is left."""
+    while has_zero[pool[i]] != want_zero:
+        number[i:length - 1] = number[i + 1:length].copy()
+        length -= 1
+        i = _first_max(number, length)
+        if length == 1:
+            break
+    return i
+
+
+@numba.njit(cache=True, nogil=True)
+def _faithful_choice(cell, n, pool, table, has_zero, target, number):
+    """The seed's index_sorting for one cell: (score, piece), bugs included."""
+    m = pool.shape[0]
+    for i in range(m):
+        number[i] = _matches(table[pool[i], 0], target)
+    i = _first_max(number, m)
+    cls = _cell_class(cell, n)
+    if cls == INNER and has_zero[pool[i]]:
+        i = _pop_argmax(number, m, i, pool, has_zero, False)
+    if cls == 4 and not has_zero[pool[i]]:  # `== (4 or 5 or 6 or 7)` is `== 4`
+        i = _pop_argmax(number, m, i, pool, has_zero, True)
+    return number[i], pool[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def _corrected_choice(cell, n, used, table, has_zero, target):
+    """(score, piece, turn) of the best unused piece for `cell`, preferring the right kind of piece."""
+    border = _cell_class(cell, n) != INNER
+    best, bp, br = -1, -1, 0
+    for strict in (True, False):
+        for p in range(table.shape[0]):
+            if used[p] or (strict and has_zero[p] != border):
+                continue
+            for r in range(table.shape[1]):
+                k = _matches(table[p, r], target)
+                if k > best:
+                    best, bp, br = k, p, r
+        if bp != EMPTY:
+            break
+    return best, bp, br
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_corners(piece, rot, used, table, n):
+    """Put in each empty corner the first unused piece (and turn) with 0 on both border sides."""
+    cells = (0, n - 1, n * n - n, n * n - 1)
+    sides = ((0, 1), (1, 2), (0, 3), (2, 3))
+    for k in range(4):
+        cell, (a, b) = cells[k], sides[k]
+        if piece[cell] != EMPTY:
+            continue
+        for p in range(table.shape[0]):
+            if piece[cell] != EMPTY:
+                break
+            for r in range(table.shape[1]):
+                if not used[p] and table[p, r, a] == 0 and table[p, r, b] == 0:
+                    piece[cell], rot[cell], used[p] = p, r, True
+                    break
+    return piece[0] != EMPTY and piece[n - 1] != EMPTY and piece[n * n - n] != EMPTY \
+        and piece[n * n - 1] != EMPTY
+
+
+@numba.njit(cache=True, nogil=True)
+def _step(piece, rot, used, pool, table, has_zero, n, faithful, target, number):
+    """Place one piece: the best-scoring one in the best empty cell. Returns the cell, or -1."""
+    best, cell_at, p_at, r_at = -1, -1, -1, 0
+    last = n * n - 1 if faithful else n * n  # the seed's calc_remain_index skips the last cell
+    for cell in range(last):
+        if piece[cell] != EMPTY:
+            continue
+        _targets(cell, n, piece, rot, table, faithful, target)
+        if faithful:
+            k, p = _faithful_choice(cell, n, pool, table, has_zero, target, number)
+            r = 0
+        else:
+            k, p, r = _corrected_choice(cell, n, used, table, has_zero, target)
+        if p != EMPTY and k > best:
+            best, cell_at, p_at, r_at = k, cell, p, r
+    if cell_at >= 0:
+        piece[cell_at], rot[cell_at], used[p_at] = p_at, r_at, True
+    return cell_at
+
+
+@numba.njit(cache=True, nogil=True)
+def _solve(piece, rot, used, table, has_zero, n, faithful):
+    """Corners, then greedy steps: the seed runs one step per pool piece, we run until full."""
+    corners_ok = _fill_corners(piece, rot, used, table, n)
+    pool = np.nonzero(~used)[0]
+    target = np.empty(4, dtype=np.int64)
+    number = np.empty(max(pool.shape[0], 1), dtype=np.int64)
+    steps = pool.shape[0] if faithful else n * n
+    for _ in range(steps):
+        if _step(piece, rot, used, pool, table, has_zero, n, faithful, target, number) < 0:
+            break
+    return corners_ok
+
+
+def turn_table(colours: np.ndarray, rotations: bool) -> np.ndarray:
+    """table[p, r, s]: colour on side s of piece p turned r quarter turns clockwise."""
+    turns = 4 if rotations else 1
+    sides = (np.arange(4)[None, :] - np.arange(turns)[:, None]) % 4
+    return np.ascontiguousarray(colours[:, sides], dtype=np.int64)
+
+
+def _start(colours: np.ndarray, n: int, fixed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Empty board with the fixed (cell, piece, turn) rows in place, and the used-piece flags."""
+    piece = np.full(n * n, EMPTY, dtype=np.int64)
+    rot = np.zeros(n * n, dtype=np.int64)
+    used = np.zeros(len(colours), dtype=np.bool_)
+    for cell, p, r in np.asarray(fixed if fixed is not None else [], dtype=np.int64).reshape(-1, 3):
+        piece[cell], rot[cell], used[p] = p, r, True
+    return piece, rot, used
+
+
+def greedy(colours, n: int, fixed=None, rotations: bool = False,
+           seed_faithful: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Solve greedily; returns (piece per cell, clockwise quarter turns per cell).
+
+    Args:
+        colours: (n*n, 4) int array, one piece per row, sides [left, top, right, bottom], 0 = border.
+        n: board side.
+        fixed: rows (cell, piece, turn) already on the board (the seed: the centre piece).
+        rotations: may pieces turn? (not with `seed_faithful`: the seed's pieces never turn)
+        seed_faithful: keep the seed's bugs (see the module docstring), duplicates included.
+    """
+    colours = np.asarray(colours, dtype=np.int64)
+    if colours.ndim != 2 or colours.shape != (n * n, 4):
+        raise ValueError(f"need an ({n * n}, 4) colour array for n={n}, got shape {colours.shape}")
+    if seed_faithful and rotations:
+        raise ValueError("seed_faithful reproduces the seed, whose pieces never turn: use rotations=False")
+    piece, rot, used = _start(colours, n, fixed)
+    table = turn_table(colours, rotations)
+    has_zero = (colours == 0).any(axis=1)
+    if not _solve(piece, rot, used, table, has_zero, n, seed_faithful) and seed_faithful:
+        raise ValueError("the seed's greedy needs a piece for each corner (0 on both border sides)")
+    return piece, rot

@@ -1,0 +1,278 @@
+"""Knuth's Algorithm X on bitsets: the exact-cover engine behind every exact puzzle answer.
+
+A problem is a set of rows, each a set of items. Primary items must be covered exactly once,
+secondary items at most once. A row is a bitset of `W` uint64 words, so "does this row clash with
+what is covered?" is `W` ANDs, and covering a row is `W` ORs: no links to unlink and relink.
+
+Two rules choose the item to branch on (both are Algorithm X; neither breaks symmetry, so counts
+are raw):
+
+- "first": the first uncovered primary item in item order. Only rows whose first primary item is
+  that item can fit (every earlier primary item is covered), so each item keeps a short
+  "anchored" row list. With cells numbered in a good fill order (down the short side of a
+  rectangle first) this is the classic fastest way to tile a board.
+- "mrv": the uncovered primary item with the fewest fitting rows (Knuth's rule), found by counting;
+  an item with none ends the branch at once. Better for loose problems such as packings with gaps.
+
+The search is an explicit-stack loop compiled with numba (cache=True). It is resumable: its whole
+state lives in arrays, so `solutions()` is a generator that asks the compiled loop for a batch of
+solutions at a time.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from puzzles.errors import PuzzleInputError
+
+RULES = ("first", "mrv")
+BATCH = 4096
+NO_LIMIT = np.iinfo(np.int64).max
+_ALL_COVERED, _DEAD_END = -1, -2
+_FRESH, _RUNNING, _DONE = 0, 1, 2
+
+
+@intrinsic
+def _trailing_zeros(typingctx, x):
+    """Index of the lowest set bit (LLVM cttz): the first uncovered item of a word in one step."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        tz = builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+        return builder.zext(tz, ir.IntType(64))
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, nogil=True)
+def _fits(masks, row, covered):
+    """Does `row` avoid every covered item?"""
+    for w in range(masks.shape[1]):
+        if masks[row, w] & covered[w]:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_open(primary, covered):
+    """The first uncovered primary item, or _ALL_COVERED."""
+    for w in range(primary.shape[0]):
+        open_ = primary[w] & ~covered[w]
+        if open_:
+            return w * 64 + _trailing_zeros(open_)
+    return _ALL_COVERED
+
+
+@numba.njit(cache=True, nogil=True)
+def _fewest_options(masks, primary, covered, start, rows):
+    """The uncovered primary item with fewest fitting rows; _DEAD_END if one has none."""
+    best, best_count = _ALL_COVERED, np.iinfo(np.int64).max
+    for w in range(primary.shape[0]):
+        open_ = primary[w] & ~covered[w]
+        while open_:
+            item = w * 64 + _trailing_zeros(open_)
+            open_ &= open_ - np.uint64(1)
+            count = 0
+            for k in range(start[item], start[item + 1]):
+                if _fits(masks, rows[k], covered):
+                    count += 1
+                    if count >= best_count:
+                        break
+            if count == 0:
+                return _DEAD_END
+            if count < best_count:
+                best, best_count = item, count
+                if count == 1:
+                    return best
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _choose(masks, primary, covered, start, rows, mrv):
+    """The item to branch on next, by the chosen rule."""
+    if mrv:
+        return _fewest_options(masks, primary, covered, start, rows)
+    return _first_open(primary, covered)
+
+
+@numba.njit(cache=True, nogil=True)
+def _search(masks, primary, start, rows, mrv, budget, store, state, covered, item, pos, chosen,
+            out, out_len):
+    """Run Algorithm X until `budget` more solutions are found or the tree is exhausted.
+
+    Resumable: `state` = (depth, phase), and the stacks `covered`, `item`, `pos`, `chosen` keep
+    the search where it stopped. Returns the number of solutions found in this call; when `store`
+    is set, solution k's rows are `out[k, :out_len[k]]`.
+    """
+    W = masks.shape[1]
+    found = 0
+    if state[1] == _DONE:
+        return 0
+    if state[1] == _FRESH:
+        state[1] = _RUNNING
+        first = _choose(masks, primary, covered[0], start, rows, mrv)
+        if first == _ALL_COVERED:  # nothing to cover: the empty set of rows is the one solution
+            state[1] = _DONE
+            if store:
+                out_len[0] = 0
+            return 1
+        if first == _DEAD_END:
+            state[1] = _DONE
+            return 0
+        state[0] = 0
+        item[0] = first
+        pos[0] = start[first]
+    d = state[0]
+    while d >= 0:
+        end = start[item[d] + 1]
+        k = pos[d]
+        while k < end and not _fits(masks, rows[k], covered[d]):
+            k += 1
+        if k == end:
+            d -= 1
+            continue
+        pos[d] = k + 1
+        r = rows[k]
+        chosen[d] = r
+        for w in range(W):
+            covered[d + 1, w] = covered[d, w] | masks[r, w]
+        nxt = _choose(masks, primary, covered[d + 1], start, rows, mrv)
+        if nxt == _ALL_COVERED:
+            if store:
+                out[found, : d + 1] = chosen[: d + 1]
+                out_len[found] = d + 1
+            found += 1
+            if found >= budget:
+                state[0] = d
+                return found
+        elif nxt != _DEAD_END:
+            d += 1
+            item[d] = nxt
+            pos[d] = start[nxt]
+    state[1] = _DONE
+    return found
+
+
+def masks_from_rows(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
+    """Rows as lists of item indices -> one bitset (W uint64 words) per row."""
+    rows = [list(r) for r in rows]
+    words = max(1, -(-n_items // 64))
+    masks = np.zeros((len(rows), words), dtype=np.uint64)
+    for i, row in enumerate(rows):
+        if len(set(row)) != len(row):
+            raise PuzzleInputError(f"exact cover: row {i} lists an item twice: {row}")
+        for item in row:
+            if not 0 <= item < n_items:
+                raise PuzzleInputError(
+                    f"exact cover: row {i} has item {item}, outside 0..{n_items - 1}")
+            masks[i, item // 64] |= np.uint64(1) << np.uint64(item % 64)
+    return masks
+
+
+def _bits(masks: np.ndarray) -> np.ndarray:
+    """(R, W) uint64 bitsets -> (R, 64 W) bool matrix, item j in column j."""
+    as_bytes = masks.astype("<u8").view(np.uint8).reshape(len(masks), -1)
+    return np.unpackbits(as_bytes, axis=1, bitorder="little").astype(bool)
+
+
+def _csr(row_of: np.ndarray, item_of: np.ndarray, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row lists per item, in compressed form: item i's rows are rows[start[i]:start[i+1]]."""
+    order = np.lexsort((row_of, item_of))
+    start = np.zeros(n_items + 1, dtype=np.int64)
+    np.cumsum(np.bincount(item_of, minlength=n_items), out=start[1:])
+    return start, row_of[order].astype(np.int64)
+
+
+class ExactCover:
+    """An exact-cover problem and its solver (Algorithm X on bitsets, compiled with numba).
+
+    Args:
+        rows: each row as a list of item indices in 0..n_items-1.
+        n_items: number of items.
+        secondary: items that may be covered at most once (all others exactly once).
+        rule: "first" (first uncovered item; number items in a good fill order) or "mrv".
+
+    Solutions are lists of row indices, in the order the search chose them.
+    """
+
+    def __init__(self, rows: Iterable[Iterable[int]], n_items: int,
+                 secondary: Iterable[int] = (), rule: str = "first"):
+        secondary = set(secondary)
+        if any(not 0 <= s < n_items for s in secondary):
+            raise PuzzleInputError(f"exact cover: secondary items must lie in 0..{n_items - 1}")
+        primary = [i for i in range(n_items) if i not in secondary]
+        self._setup(masks_from_rows(rows, n_items), n_items, masks_from_rows([primary], n_items)[0],
+                    rule)
+
+    @classmethod
+    def from_masks(cls, masks: np.ndarray, n_items: int, primary: np.ndarray,
+                   rule: str = "first") -> "ExactCover":
+        """A problem given as bitsets directly: (R, W) uint64 rows and a (W,) primary mask."""
+        self = cls.__new__(cls)
+        self._setup(np.ascontiguousarray(masks, dtype=np.uint64), n_items,
+                    np.ascontiguousarray(primary, dtype=np.uint64), rule)
+        return self
+
+    def _setup(self, masks: np.ndarray, n_items: int, primary: np.ndarray, rule: str):
+        """Keep the bitsets and build the row list each rule walks."""
+        if rule not in RULES:
+            raise PuzzleInputError(f"exact cover: rule must be one of {RULES}, got {rule!r}")
+        self.masks, self.n_items, self.primary, self.rule = masks, n_items, primary, rule
+        bits = _bits(masks)[:, :n_items]
+        is_primary = _bits(primary[None, :])[0, :n_items]
+        if rule == "first":  # a row is listed under its first primary item only
+            hit = bits & is_primary
+            has = hit.any(axis=1)
+            row_of = np.flatnonzero(has)
+            item_of = hit[has].argmax(axis=1)
+        else:
+            row_of, item_of = np.nonzero(bits)
+        self.start, self.rows = _csr(row_of, item_of, n_items)
+        self.depth = int(is_primary.sum()) + 1
+
+    def _run(self, budget: int, store: bool, batch: int) -> Iterator[np.ndarray | int]:
+        """Drive the resumable compiled search; yields solution arrays, or counts if not store."""
+        state = np.array([0, _FRESH], dtype=np.int64)
+        covered = np.zeros((self.depth + 1, self.masks.shape[1]), dtype=np.uint64)
+        item, pos, chosen = (np.zeros(self.depth + 1, dtype=np.int64) for _ in range(3))
+        size = batch if store else 1
+        out = np.zeros((size, self.depth), dtype=np.int64)
+        out_len = np.zeros(size, dtype=np.int64)
+        left = budget
+        while left > 0 and state[1] != _DONE:
+            n = _search(self.masks, self.primary, self.start, self.rows, self.rule == "mrv",
+                        min(left, size) if store else left, store, state, covered, item, pos,
+                        chosen, out, out_len)
+            left -= n
+            if not store:
+                yield n
+                continue
+            for k in range(n):
+                yield out[k, : out_len[k]].copy()
+
+    def solutions(self, limit: int | None = None, batch: int = BATCH) -> Iterator[list[int]]:
+        """All solutions (or the first `limit`), lazily, as lists of row indices."""
+        for rows in self._run(_limit(limit), True, batch):
+            yield rows.tolist()
+
+    def first(self) -> list[int] | None:
+        """One solution, or None if there is none."""
+        return next(self.solutions(limit=1, batch=1), None)
+
+    def count(self, limit: int | None = None) -> int:
+        """The number of solutions (stopping at `limit`), without storing any."""
+        return int(sum(self._run(_limit(limit), False, 1)))
+
+
+def _limit(limit: int | None) -> int:
+    """A solution limit as a positive int; None means no limit."""
+    if limit is None:
+        return int(NO_LIMIT)
+    if int(limit) < 1:
+        raise PuzzleInputError(f"solution limit must be at least 1, got {limit}")
+    return int(limit)

@@ -1,0 +1,74 @@
+"""Edge-matching instances generated from a seed: the generating arrangement is a perfect solution.
+
+A board is an (n*n, 4) int array in row-major cell order; each row is a piece as the seed writes it,
+[left, top, right, bottom]. Colour 0 is the border; inner edges get colours 1..colours. Both
+generators draw from a numpy Generator, so (generator, n, colours, instance seed) fixes an instance
+on any machine.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from puzzles.errors import PuzzleInputError
+
+LEFT, TOP, RIGHT, BOTTOM = 0, 1, 2, 3
+
+
+def inner_edges(n: int) -> int:
+    """Edges between two cells of an n x n board: the most colours a board can hold."""
+    return 2 * n * (n - 1)
+
+
+def check_size(n: int, colours: int) -> None:
+    """Refuse boards and colour counts that cannot make an instance, in one line."""
+    if n < 2:
+        raise PuzzleInputError(f"puzzle.n must be at least 2 (a board of n x n pieces), got {n}")
+    most = inner_edges(n)
+    if not 1 <= colours <= most:
+        raise PuzzleInputError(
+            f"puzzle.colours={colours} cannot be held by a {n}x{n} board: it has {most} inner edges, "
+            f"so use 1 <= colours <= {most}")
+
+
+def _vertical_then_horizontal(n: int) -> list[tuple[int, int, int, int]]:
+    """The seed's dealing order of inner edges: (cell a, side of a, cell b, side of b)."""
+    edges = [(n * i + j, BOTTOM, n * i + j + n, TOP) for i in range(n - 1) for j in range(n)]
+    edges += [(n * i + j, RIGHT, n * i + j + 1, LEFT) for i in range(n) for j in range(n - 1)]
+    return edges
+
+
+def _paint(n: int, colours_per_edge: np.ndarray) -> np.ndarray:
+    """A board whose inner edges carry the given colours, in the seed's dealing order."""
+    board = np.zeros((n * n, 4), dtype=np.int64)
+    for (a, side_a, b, side_b), colour in zip(_vertical_then_horizontal(n), colours_per_edge):
+        board[a, side_a] = board[b, side_b] = colour
+    return board
+
+
+def seed_cycles(n: int, colours: int, rng: np.random.Generator) -> np.ndarray:
+    """The seed's generator: deal colours in cycles of a freshly shuffled palette.
+
+    Edges between vertically adjacent cells are dealt first, then those between horizontal
+    neighbours, continuing the same cycle (the seed's `generate_puzzle`, with numpy's shuffle).
+    """
+    check_size(n, colours)
+    cycles = -(-inner_edges(n) // colours)
+    dealt = np.concatenate([rng.permutation(colours) + 1 for _ in range(cycles)])
+    return _paint(n, dealt[: inner_edges(n)])
+
+
+def uniform(n: int, colours: int, rng: np.random.Generator) -> np.ndarray:
+    """Every inner edge gets a colour drawn uniformly from 1..colours, independently."""
+    check_size(n, colours)
+    return _paint(n, rng.integers(1, colours + 1, size=inner_edges(n)))
+
+
+GENERATORS = {"seed": seed_cycles, "uniform": uniform}
+
+
+def generate(kind: str, n: int, colours: int, rng: np.random.Generator) -> np.ndarray:
+    """The named generator's board, or a clear error naming the known generators."""
+    if kind not in GENERATORS:
+        raise PuzzleInputError(
+            f"unknown puzzle.generator {kind!r}; choose one of {sorted(GENERATORS)} or 'file'")
+    return GENERATORS[kind](n, colours, rng)

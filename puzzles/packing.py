@@ -1,0 +1,240 @@
+"""The placement model of a packing puzzle: a board, pieces, and the exact-cover rows between them.
+
+Items are the board's cells, numbered in fill order (down the board's shortest axis first, so the
+first empty cell is the one with fewest ways to fill it), followed by one item per piece. A row is
+one placement: a piece, in one orientation, at one position entirely inside the board. Identical
+copies of a piece are separate items, so solutions count copies as distinct ("raw"); `distinct`
+and `canonical` merge them and the board's symmetries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+
+from heuristics.exact_cover import ExactCover
+from puzzles.errors import PuzzleInputError
+from puzzles.pieces import Piece, normalise, orientations, symmetries
+
+
+@dataclass(frozen=True)
+class Board:
+    """A set of cells, (row, col) or (layer, row, col), normalised to start at the origin."""
+
+    cells: np.ndarray
+
+    @property
+    def dim(self) -> int:
+        return self.cells.shape[1]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Extent of the bounding box on each axis."""
+        return tuple(int(x) for x in self.cells.max(axis=0) + 1)
+
+    def occupancy(self) -> np.ndarray:
+        """The board as a 0/1 array of its bounding box."""
+        grid = np.zeros(self.shape, dtype=bool)
+        grid[tuple(self.cells.T)] = True
+        return grid
+
+
+def board_from_art(lines: Sequence[str]) -> Board:
+    """A 2D board drawn with '#' for a cell and '.' for none."""
+    cells = [(r, c) for r, line in enumerate(lines) for c, ch in enumerate(line) if ch == "#"]
+    if not cells:
+        raise PuzzleInputError("a board needs at least one cell ('#')")
+    return Board(normalise(np.array(cells)))
+
+
+def box(*extent: int, holes: Sequence[Sequence[int]] = ()) -> Board:
+    """A rectangle (2 extents) or cuboid (3 extents), less the cells in `holes`."""
+    if len(extent) not in (2, 3) or min(extent) < 1:
+        raise PuzzleInputError(f"a box needs 2 or 3 positive extents, got {extent}")
+    grid = np.ones(extent, dtype=bool)
+    for h in holes:
+        grid[tuple(h)] = False
+    return Board(np.argwhere(grid))
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One row of the exact-cover matrix: `piece` (index), `orientation`, board cell indices."""
+
+    piece: int
+    orientation: int
+    cells: np.ndarray
+
+
+class Packing:
+    """Pieces to place on a board without overlap, every piece once.
+
+    Args:
+        board: the cells to fill.
+        pieces: one entry per piece to place; repeat a Piece for identical copies.
+        reflections: may pieces be turned over (2D) or mirrored (3D)?
+        cover: "all" (every cell covered: a tiling) or "any" (cells may stay empty).
+    """
+
+    def __init__(self, board: Board, pieces: Sequence[Piece], reflections: bool = True,
+                 cover: str = "all"):
+        if cover not in ("all", "any"):
+            raise PuzzleInputError(f"cover must be 'all' or 'any', got {cover!r}")
+        if any(p.cells.shape[1] != board.dim for p in pieces):
+            raise PuzzleInputError(f"pieces and board must both be {board.dim}D")
+        self.board, self.pieces, self.reflections, self.cover = board, list(pieces), reflections, cover
+        self.order = _fill_order(board)
+        self.cell_item = np.empty(len(board.cells), dtype=np.int64)
+        self.cell_item[self.order] = np.arange(len(board.cells))
+        self.shapes = [orientations(p, reflections) for p in self.pieces]
+        self.placements = self._place_all()
+        self.masks = self._masks()
+
+    @property
+    def n_cells(self) -> int:
+        return len(self.board.cells)
+
+    @property
+    def n_items(self) -> int:
+        return self.n_cells + len(self.pieces)
+
+    def _place_all(self) -> list[Placement]:
+        """Every placement of every piece that lies inside the board."""
+        occ = self.board.occupancy()
+        index = np.full(occ.shape, -1, dtype=np.int64)
+        index[tuple(self.board.cells.T)] = np.arange(self.n_cells)
+        result = []
+        for p, shapes in enumerate(self.shapes):
+            for o, cells in enumerate(shapes):
+                room = np.array(occ.shape) - cells.max(axis=0)
+                if (room < 1).any():
+                    continue
+                for offset in np.argwhere(np.ones(room, dtype=bool)):
+                    at = tuple((cells + offset).T)
+                    if occ[at].all():
+                        result.append(Placement(p, o, index[at]))
+        return result
+
+    def _masks(self) -> np.ndarray:
+        """One bitset per placement: its cells' items and its piece's item."""
+        words = -(-self.n_items // 64)
+        masks = np.zeros((len(self.placements), words), dtype=np.uint64)
+        for i, pl in enumerate(self.placements):
+            for item in [*self.cell_item[pl.cells], self.n_cells + pl.piece]:
+                masks[i, item // 64] |= np.uint64(1) << np.uint64(item % 64)
+        return masks
+
+    def cell_mask(self, cells: Sequence[int]) -> np.ndarray:
+        """The bitset of some board cells (by index into board.cells)."""
+        mask = np.zeros(self.masks.shape[1], dtype=np.uint64)
+        for item in self.cell_item[list(cells)]:
+            mask[item // 64] |= np.uint64(1) << np.uint64(item % 64)
+        return mask
+
+    def problem(self, empty: Sequence[int] = (), rule: str | None = None) -> tuple[ExactCover, np.ndarray]:
+        """The exact-cover problem with the `empty` cells left uncovered.
+
+        Returns the problem and, for each of its rows, the index of the placement it stands for.
+        """
+        hole = self.cell_mask(empty)
+        keep = np.flatnonzero(~(self.masks & hole).any(axis=1))
+        primary = self._piece_mask()
+        if self.cover == "all":
+            primary |= self.cell_mask(range(self.n_cells)) & ~hole
+        rule = rule or ("first" if self.cover == "all" else "mrv")
+        return ExactCover.from_masks(self.masks[keep], self.n_items, primary, rule), keep
+
+    def _piece_mask(self) -> np.ndarray:
+        """The bitset of the piece items."""
+        mask = np.zeros(self.masks.shape[1], dtype=np.uint64)
+        for item in range(self.n_cells, self.n_items):
+            mask[item // 64] |= np.uint64(1) << np.uint64(item % 64)
+        return mask
+
+    def owners(self, solution: Sequence[int]) -> np.ndarray:
+        """Which piece covers each board cell (-1 where none does), from placement indices."""
+        owner = np.full(self.n_cells, -1, dtype=np.int64)
+        for i in solution:
+            owner[self.placements[i].cells] = self.placements[i].piece
+        return owner
+
+    def grid(self, owner: np.ndarray) -> np.ndarray:
+        """Owners as a bounding-box array of piece ids (0 = empty or off the board)."""
+        grid = np.zeros(self.board.shape, dtype=np.int64)
+        ids = np.array([p.id for p in self.pieces])
+        covered = owner >= 0
+        grid[tuple(self.board.cells[covered].T)] = ids[owner[covered]]
+        return grid
+
+    @cached_property
+    def symmetry_perms(self) -> np.ndarray:
+        """The board's symmetries (those the pieces allow) as cell permutations, identity first."""
+        key = {tuple(c): i for i, c in enumerate(self.board.cells)}
+        perms = []
+        for m in symmetries(self.board.dim, self.reflections):
+            moved = self.board.cells @ m.T
+            moved = moved - moved.min(axis=0)
+            target = [key.get(tuple(c)) for c in moved]
+            if None not in target:
+                perms.append(target)
+        return np.array(perms, dtype=np.int64)
+
+    @cached_property
+    def kinds(self) -> np.ndarray:
+        """A kind number per piece: copies of one shape share it."""
+        names = {}
+        return np.array([names.setdefault(p.name, len(names)) for p in self.pieces])
+
+    def canonical(self, owners: np.ndarray, symmetric: bool = True) -> np.ndarray:
+        """One code per solution (rows of `owners`), equal for solutions that differ only by
+        swapping identical copies or, if `symmetric`, by a symmetry of the board."""
+        owners = np.atleast_2d(owners)
+        perms = self.symmetry_perms if symmetric else self.symmetry_perms[:1]
+        codes = []
+        for perm in perms:
+            moved = np.empty_like(owners)
+            moved[:, perm] = owners
+            codes.append(_relabel(moved, self.kinds))
+        codes = np.stack(codes)  # (G, S, n)
+        best = codes[0]
+        for c in codes[1:]:
+            best = _lexmin(best, c)
+        return best
+
+    def count_distinct(self, owners: np.ndarray, symmetric: bool = True) -> int:
+        """How many different fillings `owners` holds (copies merged; board symmetry if asked)."""
+        return len(np.unique(self.canonical(owners, symmetric), axis=0))
+
+
+def _fill_order(board: Board) -> np.ndarray:
+    """Cell indices in fill order: the longest axis varies slowest, the shortest fastest."""
+    axes = sorted(range(board.dim), key=lambda a: board.shape[a])  # shortest first
+    return np.lexsort(tuple(board.cells[:, a] for a in axes))
+
+
+def _relabel(owners: np.ndarray, kinds: np.ndarray) -> np.ndarray:
+    """Label cells by (kind, rank of the copy by first cell), so swapping copies changes nothing."""
+    s, n = owners.shape
+    first = np.full((s, len(kinds)), n, dtype=np.int64)
+    rows = np.arange(s)
+    for i in range(n - 1, -1, -1):
+        covered = owners[:, i] >= 0
+        first[rows[covered], owners[covered, i]] = i
+    rank = np.zeros_like(first)
+    for k in np.unique(kinds):
+        same = np.flatnonzero(kinds == k)
+        rank[:, same] = np.argsort(np.argsort(first[:, same], axis=1), axis=1)
+    label = kinds[np.maximum(owners, 0)] * len(kinds) + np.take_along_axis(
+        rank, np.maximum(owners, 0), axis=1)
+    return np.where(owners >= 0, label, -1)
+
+
+def _lexmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise lexicographic minimum of two (S, n) arrays."""
+    diff = a != b
+    first = diff.argmax(axis=1)
+    rows = np.arange(len(a))
+    take_b = diff.any(axis=1) & (b[rows, first] < a[rows, first])
+    return np.where(take_b[:, None], b, a)
