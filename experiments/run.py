@@ -13,7 +13,7 @@ from pathlib import Path
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from experiments.records import is_complete, write_config, write_record
@@ -22,6 +22,14 @@ from experiments.tasks import get_task
 from puzzles.errors import PuzzleInputError
 
 register()
+
+
+def run_subdir(varying: str, seed) -> str:
+    """A sweep run's directory: what varies, then the seed (e.g. optimizer=ga/seed=3)."""
+    return f"{varying}/seed={seed}" if varying else f"seed={seed}"
+
+
+OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
 
 
 def failure_row(cfg: DictConfig, error: BaseException) -> dict:

@@ -1,7 +1,7 @@
 """Dataclass schemas for the config groups: a typo or a wrong type fails when the config is composed.
 
-Each group's YAML file extends its schema (`defaults: [<name>_schema, _self_]`), so the schema
-holds the types and the YAML holds the values users read.
+Each group's YAML file extends its schema (`defaults: [/schema/<group>/<name>@_here_, _self_]`), so
+the schema holds the types and the YAML holds the values users read.
 """
 from __future__ import annotations
 
@@ -72,21 +72,21 @@ class VcoptTspGAConf:
 
 
 SCHEMAS: dict[str, dict[str, Any]] = {
-    "budget": {"budget_schema": BudgetConf},
-    "puzzle": {"pentomino_schema": PentominoConf},
+    "budget": {"budget": BudgetConf},
+    "puzzle": {"pentomino": PentominoConf},
     "optimizer": {
-        "two_opt_schema": TwoOptConf,
-        "ga_schema": GAConf,
-        "sa_schema": SAConf,
-        "vcopt_opt2_schema": VcoptOpt2Conf,
-        "vcopt_tspga_schema": VcoptTspGAConf,
+        "two_opt": TwoOptConf,
+        "ga": GAConf,
+        "sa": SAConf,
+        "vcopt_opt2": VcoptOpt2Conf,
+        "vcopt_tspga": VcoptTspGAConf,
     },
 }
 
 
 def register(schemas: dict[str, dict[str, Any]] = SCHEMAS) -> None:
-    """Put every schema in Hydra's ConfigStore under its group."""
+    """Put every schema in Hydra's ConfigStore under schema/<group>, apart from the user's choices."""
     cs = ConfigStore.instance()
     for group, nodes in schemas.items():
         for name, node in nodes.items():
-            cs.store(group=group, name=name, node=node)
+            cs.store(group=f"schema/{group}", name=name, node=node)

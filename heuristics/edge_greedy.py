@@ -148,8 +148,6 @@ def _fill_corners(piece, rot, used, table, n):
                 if not used[p] and table[p, r, a] == 0 and table[p, r, b] == 0:
                     piece[cell], rot[cell], used[p] = p, r, True
                     break
-    return piece[0] != EMPTY and piece[n - 1] != EMPTY and piece[n * n - n] != EMPTY \
-        and piece[n * n - 1] != EMPTY
 
 
 @numba.njit(cache=True, nogil=True)
@@ -174,17 +172,14 @@ def _step(piece, rot, used, pool, table, has_zero, n, faithful, target, number):
 
 
 @numba.njit(cache=True, nogil=True)
-def _solve(piece, rot, used, table, has_zero, n, faithful):
-    """Corners, then greedy steps: the seed runs one step per pool piece, we run until full."""
-    corners_ok = _fill_corners(piece, rot, used, table, n)
-    pool = np.nonzero(~used)[0]
+def _run(piece, rot, used, pool, table, has_zero, n, faithful):
+    """Greedy steps: the seed runs one step per pool piece; the corrected solver until the board is full."""
     target = np.empty(4, dtype=np.int64)
     number = np.empty(max(pool.shape[0], 1), dtype=np.int64)
     steps = pool.shape[0] if faithful else n * n
     for _ in range(steps):
         if _step(piece, rot, used, pool, table, has_zero, n, faithful, target, number) < 0:
             break
-    return corners_ok
 
 
 def turn_table(colours: np.ndarray, rotations: bool) -> np.ndarray:
@@ -202,6 +197,33 @@ def _start(colours: np.ndarray, n: int, fixed) -> tuple[np.ndarray, np.ndarray, 
     for cell, p, r in np.asarray(fixed if fixed is not None else [], dtype=np.int64).reshape(-1, 3):
         piece[cell], rot[cell], used[p] = p, r, True
     return piece, rot, used
+
+
+def _remove_first_equal(pool: list[int], colours: np.ndarray, p: int) -> None:
+    """list.remove(value): drop the first pool piece with the same colours as p (maybe not p)."""
+    same = [q for q in pool if np.array_equal(colours[q], colours[p])]
+    if same:
+        pool.remove(same[0])
+
+
+def _seed_pool(colours: np.ndarray, piece: np.ndarray, used: np.ndarray, n: int) -> np.ndarray:
+    """The seed's corners (first listed piece of each pattern) and its pool, in list order.
+
+    The seed removes the given pieces and the corners from its list *by value*, so with duplicate
+    pieces it drops the first equal piece, which need not be the one on the board.
+    """
+    pool = list(range(len(colours)))
+    for p in piece[piece != EMPTY]:
+        _remove_first_equal(pool, colours, int(p))
+    for cell, (a, b) in zip((0, n - 1, n * n - n, n * n - 1), ((0, 1), (1, 2), (0, 3), (2, 3))):
+        if piece[cell] != EMPTY:
+            continue
+        found = np.nonzero((colours[:, a] == 0) & (colours[:, b] == 0))[0]
+        if not len(found):
+            raise ValueError("the seed's greedy needs a piece for each corner (0 on both border sides)")
+        piece[cell], used[found[0]] = found[0], True
+        _remove_first_equal(pool, colours, int(found[0]))
+    return np.array(pool, dtype=np.int64)
 
 
 def greedy(colours, n: int, fixed=None, rotations: bool = False,
@@ -222,7 +244,10 @@ def greedy(colours, n: int, fixed=None, rotations: bool = False,
         raise ValueError("seed_faithful reproduces the seed, whose pieces never turn: use rotations=False")
     piece, rot, used = _start(colours, n, fixed)
     table = turn_table(colours, rotations)
-    has_zero = (colours == 0).any(axis=1)
-    if not _solve(piece, rot, used, table, has_zero, n, seed_faithful) and seed_faithful:
-        raise ValueError("the seed's greedy needs a piece for each corner (0 on both border sides)")
+    if seed_faithful:
+        pool = _seed_pool(colours, piece, used, n)
+    else:
+        _fill_corners(piece, rot, used, table, n)
+        pool = np.nonzero(~used)[0]
+    _run(piece, rot, used, pool, table, (colours == 0).any(axis=1), n, seed_faithful)
     return piece, rot

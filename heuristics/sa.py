@@ -35,14 +35,14 @@ class SimulatedAnnealing:
             raise PuzzleInputError(f"optimizer.moves weights must be >= 0 and not all 0, got {weights}")
         self.t0, self.alpha, self.t_min = t0, alpha, t_min
         self.kinds = list(weights)
-        self.probs = np.array([weights[k] / total for k in self.kinds])
+        self.cumulative = np.cumsum([weights[k] / total for k in self.kinds])
         self.orientation_rate = orientation_rate
 
     def step_kind(self, space, rng: np.random.Generator) -> str:
         """Which move to try next."""
         if space.oriented and rng.random() < self.orientation_rate:
             return "orientation"
-        return self.kinds[int(rng.choice(len(self.kinds), p=self.probs))]
+        return self.kinds[min(int(np.searchsorted(self.cumulative, rng.random())), len(self.kinds) - 1)]
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
         space = objective.space

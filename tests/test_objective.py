@@ -1,0 +1,65 @@
+import numpy as np
+import pytest
+
+from heuristics.objective import Budget, Objective, Stop
+from puzzles.errors import PuzzleInputError
+from puzzles.space import PermutationSpace
+
+SPACE = PermutationSpace(5)
+
+
+def count_inversions(genome) -> float:
+    g = list(genome)
+    return float(sum(a > b for i, a in enumerate(g) for b in g[i + 1:]))
+
+
+def test_objective_refuses_the_evaluation_after_the_budget():
+    obj = Objective(count_inversions, SPACE, Budget(evaluations=3))
+    for _ in range(3):
+        obj(SPACE.identity()[::-1])
+    with pytest.raises(Stop) as stop:
+        obj(SPACE.identity())
+    assert stop.value.reason == "evaluations" and obj.evaluations == 3
+
+
+def test_trace_holds_one_row_per_improvement():
+    obj = Objective(count_inversions, SPACE, Budget(evaluations=10))
+    for genome in ([4, 3, 2, 1, 0], [4, 3, 2, 0, 1], [4, 3, 2, 1, 0], [0, 1, 2, 4, 3]):
+        obj(np.array(genome))
+    assert [(e, b) for e, _, b in obj.trace] == [(1, 10.0), (2, 9.0), (4, 1.0)]
+    assert obj.best == 1.0 and obj.best_genome.tolist() == [0, 1, 2, 4, 3]
+
+
+def test_target_stops_at_the_evaluation_that_reaches_it():
+    obj = Objective(count_inversions, SPACE, Budget(evaluations=10, target=0))
+    obj(np.array([1, 0, 2, 3, 4]))
+    with pytest.raises(Stop, match="target"):
+        obj(SPACE.identity())
+    assert obj.evaluations == 2 and obj.best == 0
+
+
+def test_seconds_budget_uses_the_clock():
+    ticks = iter(range(100))
+    obj = Objective(count_inversions, SPACE, Budget(seconds=3), clock=lambda: float(next(ticks)))
+    with pytest.raises(Stop, match="seconds"):
+        while True:
+            obj(SPACE.identity())
+    assert obj.evaluations == 1  # clock: start 0, check 1 (ok), trace 2, check 3 -> stop
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"evaluations": -5}, "budget.evaluations must be positive, got -5"),
+    ({"seconds": 0}, "budget.seconds must be positive"),
+    ({}, "unbounded"),
+])
+def test_bad_budgets_are_refused(kwargs, fragment):
+    with pytest.raises(PuzzleInputError, match=fragment):
+        Budget(**kwargs)
+
+
+def test_space_random_genomes_are_members():
+    space = PermutationSpace(4, (1, 2, 8, 4))
+    rng = np.random.default_rng(0)
+    assert all(space.contains(space.random(rng)) for _ in range(100))
+    assert not space.contains(np.array([0, 0, 1, 2, 0, 0, 0, 0]))
+    assert not space.contains(np.array([0, 1, 2, 3, 0, 2, 0, 0]))

@@ -1,0 +1,82 @@
+"""Every optimiser: stops exactly at its budget, reproduces its trace from a seed, keeps genomes valid."""
+import numpy as np
+import pytest
+
+from heuristics.ga import GA
+from heuristics.minimize import minimize
+from heuristics.objective import Budget
+from heuristics.sa import SimulatedAnnealing
+from heuristics.two_opt import TwoOpt
+from heuristics.vcopt_baselines import VcoptOpt2, VcoptTspGA
+from puzzles.errors import PuzzleInputError
+from puzzles.pentomino import PentominoStrip
+
+FIXED, FREE = PentominoStrip(), PentominoStrip(orientations="free")
+ALL = [TwoOpt(), TwoOpt(strategy="best", move="swap"), GA(), GA(crossover="pmx"), SimulatedAnnealing(),
+       VcoptOpt2(), VcoptTspGA()]
+ORIENTING = [TwoOpt(), GA(), SimulatedAnnealing()]
+ids = lambda o: f"{o.name}-{id(o) % 97}"  # noqa: E731
+
+
+def checked(puzzle):
+    """The puzzle's fitness, asserting every genome an optimiser proposes is in the space."""
+    def fitness(genome):
+        assert puzzle.space.contains(np.asarray(genome))
+        return puzzle.fitness(genome)
+    return fitness
+
+
+@pytest.mark.parametrize("optimizer", ALL, ids=ids)
+def test_stops_exactly_at_the_evaluation_budget_fixed(optimizer):
+    result = minimize(checked(FIXED), FIXED.space, optimizer, Budget(evaluations=1500), seed=1)
+    assert result.evaluations == 1500 and result.stop_reason == "evaluations"
+    assert result.best == FIXED.fitness(result.best_genome)
+
+
+@pytest.mark.parametrize("optimizer", ORIENTING, ids=ids)
+def test_stops_exactly_at_the_evaluation_budget_free(optimizer):
+    result = minimize(checked(FREE), FREE.space, optimizer, Budget(evaluations=1500), seed=1)
+    assert result.evaluations == 1500
+    assert result.best == FREE.fitness(result.best_genome)
+
+
+@pytest.mark.parametrize("optimizer", ALL, ids=ids)
+def test_same_seed_same_trace(optimizer):
+    def trace(seed):
+        r = minimize(FIXED.fitness, FIXED.space, optimizer, Budget(evaluations=2000), seed)
+        return [(e, b) for e, _, b in r.trace], r.best_genome.tolist()
+    assert trace(7) == trace(7)
+
+
+@pytest.mark.parametrize("optimizer", ORIENTING, ids=ids)
+def test_same_seed_same_trace_free(optimizer):
+    def trace(seed):
+        r = minimize(FREE.fitness, FREE.space, optimizer, Budget(evaluations=2000), seed)
+        return [(e, b) for e, _, b in r.trace]
+    assert trace(3) == trace(3)
+    assert trace(3) != trace(4)
+
+
+@pytest.mark.parametrize("optimizer", ALL, ids=ids)
+def test_reaches_the_known_optimum_of_the_seed_problem(optimizer):
+    result = minimize(FIXED.fitness, FIXED.space, optimizer, Budget(evaluations=20000, target=12), seed=0)
+    assert result.best == 12 and result.stop_reason == "target"
+
+
+@pytest.mark.parametrize("baseline", [VcoptOpt2(), VcoptTspGA()], ids=ids)
+def test_vcopt_refuses_orientation_genes(baseline):
+    with pytest.raises(PuzzleInputError, match="cannot choose orientations"):
+        minimize(FREE.fitness, FREE.space, baseline, Budget(evaluations=10), seed=0)
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda: GA(crossover="uniform"), "optimizer.crossover"),
+    (lambda: GA(pop_size=1), "pop_size"),
+    (lambda: GA(cxpb=1.5), "cxpb"),
+    (lambda: TwoOpt(strategy="worst"), "optimizer.strategy"),
+    (lambda: SimulatedAnnealing(alpha=1.5), "alpha"),
+    (lambda: SimulatedAnnealing(moves={"teleport": 1}), "unknown move"),
+])
+def test_bad_optimizer_parameters_are_refused(make, fragment):
+    with pytest.raises(PuzzleInputError, match=fragment):
+        make()
