@@ -40,8 +40,8 @@ class GAConf:
     _target_: str = "heuristics.ga.GA"
     pop_size: int = 50
     cxpb: float = 0.8
-    mutpb: float = 0.3
-    indpb: float = 0.1
+    mutpb: float = 0.5
+    indpb: float = 0.2
     orient_indpb: float = 0.1
     tournsize: int = 3
     elite: int = 2

@@ -20,6 +20,7 @@ solutions at a time.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 import numba
@@ -50,36 +51,36 @@ def _trailing_zeros(typingctx, x):
 
 
 @numba.njit(cache=True, nogil=True)
-def _fits(masks, row, covered):
-    """Does `row` avoid every covered item?"""
-    for w in range(masks.shape[1]):
-        if masks[row, w] & covered[w]:
+def _fits(lm, k, cov, base):
+    """Does listed row k avoid every item covered at stack offset `base`?"""
+    for w in range(lm.shape[1]):
+        if lm[k, w] & cov[base + w]:
             return False
     return True
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_open(primary, covered):
+def _first_open(primary, cov, base):
     """The first uncovered primary item, or _ALL_COVERED."""
     for w in range(primary.shape[0]):
-        open_ = primary[w] & ~covered[w]
+        open_ = primary[w] & ~cov[base + w]
         if open_:
             return w * 64 + _trailing_zeros(open_)
     return _ALL_COVERED
 
 
 @numba.njit(cache=True, nogil=True)
-def _fewest_options(masks, primary, covered, start, rows):
+def _fewest_options(lm, primary, cov, base, start):
     """The uncovered primary item with fewest fitting rows; _DEAD_END if one has none."""
     best, best_count = _ALL_COVERED, np.iinfo(np.int64).max
     for w in range(primary.shape[0]):
-        open_ = primary[w] & ~covered[w]
+        open_ = primary[w] & ~cov[base + w]
         while open_:
             item = w * 64 + _trailing_zeros(open_)
             open_ &= open_ - np.uint64(1)
             count = 0
             for k in range(start[item], start[item + 1]):
-                if _fits(masks, rows[k], covered):
+                if _fits(lm, k, cov, base):
                     count += 1
                     if count >= best_count:
                         break
@@ -93,29 +94,68 @@ def _fewest_options(masks, primary, covered, start, rows):
 
 
 @numba.njit(cache=True, nogil=True)
-def _choose(masks, primary, covered, start, rows, mrv):
-    """The item to branch on next, by the chosen rule."""
-    if mrv:
-        return _fewest_options(masks, primary, covered, start, rows)
-    return _first_open(primary, covered)
+def _popcount(x):
+    """Number of set bits."""
+    n = 0
+    while x:
+        x &= x - np.uint64(1)
+        n += 1
+    return n
 
 
 @numba.njit(cache=True, nogil=True)
-def _search(masks, primary, start, rows, mrv, budget, store, state, covered, item, pos, chosen,
+def _regions_ok(empty, strides, plus, min_size, divisor):
+    """Can every connected region of `empty` cells still be filled? (size >= min, divisible)
+
+    Cells are bits of one word laid out on a grid: the neighbour of cell i along axis a is
+    i + strides[a], where `plus[a]` marks the cells that have one. Regions grow by shifts.
+    """
+    while empty:
+        region = empty & (~empty + np.uint64(1))
+        while True:
+            grown = region
+            for a in range(strides.shape[0]):
+                s = np.uint64(strides[a])
+                grown |= ((region & plus[a]) << s) | ((region >> s) & plus[a])
+            grown &= empty
+            if grown == region:
+                break
+            region = grown
+        size = _popcount(region)
+        if size < min_size or size % divisor:
+            return False
+        empty &= ~region
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _choose(lm, primary, cov, base, start, mrv, region):
+    """The item to branch on next, by the chosen rule; _DEAD_END if a region cannot be filled."""
+    strides, plus, cells, min_size, divisor = region
+    if strides.shape[0] and not _regions_ok(cells & ~cov[base], strides, plus, min_size, divisor):
+        return _DEAD_END
+    if mrv:
+        return _fewest_options(lm, primary, cov, base, start)
+    return _first_open(primary, cov, base)
+
+
+@numba.njit(cache=True, nogil=True)
+def _search(lm, rows, start, primary, mrv, region, budget, store, state, cov, item, pos, chosen,
             out, out_len):
     """Run Algorithm X until `budget` more solutions are found or the tree is exhausted.
 
-    Resumable: `state` = (depth, phase), and the stacks `covered`, `item`, `pos`, `chosen` keep
-    the search where it stopped. Returns the number of solutions found in this call; when `store`
-    is set, solution k's rows are `out[k, :out_len[k]]`.
+    Item i's candidate rows are listed at k in start[i]..start[i+1]: row id rows[k], bitset lm[k].
+    Resumable: `state` = (depth, phase), and the stacks `cov` (W words per depth), `item`, `pos`,
+    `chosen` keep the search where it stopped. Returns the number of solutions found in this
+    call; when `store` is set, solution j's rows are `out[j, :out_len[j]]`.
     """
-    W = masks.shape[1]
+    W = lm.shape[1]
     found = 0
     if state[1] == _DONE:
         return 0
     if state[1] == _FRESH:
         state[1] = _RUNNING
-        first = _choose(masks, primary, covered[0], start, rows, mrv)
+        first = _choose(lm, primary, cov, 0, start, mrv, region)
         if first == _ALL_COVERED:  # nothing to cover: the empty set of rows is the one solution
             state[1] = _DONE
             if store:
@@ -129,19 +169,19 @@ def _search(masks, primary, start, rows, mrv, budget, store, state, covered, ite
         pos[0] = start[first]
     d = state[0]
     while d >= 0:
+        base = d * W
         end = start[item[d] + 1]
         k = pos[d]
-        while k < end and not _fits(masks, rows[k], covered[d]):
+        while k < end and not _fits(lm, k, cov, base):
             k += 1
         if k == end:
             d -= 1
             continue
         pos[d] = k + 1
-        r = rows[k]
-        chosen[d] = r
+        chosen[d] = rows[k]
         for w in range(W):
-            covered[d + 1, w] = covered[d, w] | masks[r, w]
-        nxt = _choose(masks, primary, covered[d + 1], start, rows, mrv)
+            cov[base + W + w] = cov[base + w] | lm[k, w]
+        nxt = _choose(lm, primary, cov, base + W, start, mrv, region)
         if nxt == _ALL_COVERED:
             if store:
                 out[found, : d + 1] = chosen[: d + 1]
@@ -176,7 +216,7 @@ def masks_from_rows(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
 
 def _bits(masks: np.ndarray) -> np.ndarray:
     """(R, W) uint64 bitsets -> (R, 64 W) bool matrix, item j in column j."""
-    as_bytes = masks.astype("<u8").view(np.uint8).reshape(len(masks), -1)
+    as_bytes = masks.astype("<u8").view(np.uint8).reshape(len(masks), 8 * masks.shape[1])
     return np.unpackbits(as_bytes, axis=1, bitorder="little").astype(bool)
 
 
@@ -188,6 +228,30 @@ def _csr(row_of: np.ndarray, item_of: np.ndarray, n_items: int) -> tuple[np.ndar
     return start, row_of[order].astype(np.int64)
 
 
+@dataclass(frozen=True)
+class Regions:
+    """An optional pruning rule for items that are cells of a grid (all in the first word).
+
+    After each choice, the uncovered primary cells split into connected regions; a region smaller
+    than `min_size`, or whose size is not a multiple of `divisor`, can never be filled, so the
+    branch ends. Cell i's neighbour along axis a is i + strides[a]; bit i of plus[a] says it has one.
+    """
+
+    cells: int
+    strides: tuple[int, ...]
+    plus: tuple[int, ...]
+    min_size: int = 1
+    divisor: int = 1
+
+    def as_tuple(self) -> tuple:
+        """The rule as the compiled search takes it."""
+        return (np.array(self.strides, dtype=np.int64), np.array(self.plus, dtype=np.uint64),
+                np.uint64(self.cells), int(self.min_size), int(self.divisor))
+
+
+NO_REGIONS = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64), np.uint64(0), 1, 1)
+
+
 class ExactCover:
     """An exact-cover problem and its solver (Algorithm X on bitsets, compiled with numba).
 
@@ -196,30 +260,33 @@ class ExactCover:
         n_items: number of items.
         secondary: items that may be covered at most once (all others exactly once).
         rule: "first" (first uncovered item; number items in a good fill order) or "mrv".
+        regions: optional pruning for grid cells (see `Regions`).
 
     Solutions are lists of row indices, in the order the search chose them.
     """
 
     def __init__(self, rows: Iterable[Iterable[int]], n_items: int,
-                 secondary: Iterable[int] = (), rule: str = "first"):
+                 secondary: Iterable[int] = (), rule: str = "first",
+                 regions: Regions | None = None):
         secondary = set(secondary)
         if any(not 0 <= s < n_items for s in secondary):
             raise PuzzleInputError(f"exact cover: secondary items must lie in 0..{n_items - 1}")
         primary = [i for i in range(n_items) if i not in secondary]
         self._setup(masks_from_rows(rows, n_items), n_items, masks_from_rows([primary], n_items)[0],
-                    rule)
+                    rule, regions)
 
     @classmethod
     def from_masks(cls, masks: np.ndarray, n_items: int, primary: np.ndarray,
-                   rule: str = "first") -> "ExactCover":
+                   rule: str = "first", regions: Regions | None = None) -> "ExactCover":
         """A problem given as bitsets directly: (R, W) uint64 rows and a (W,) primary mask."""
         self = cls.__new__(cls)
         self._setup(np.ascontiguousarray(masks, dtype=np.uint64), n_items,
-                    np.ascontiguousarray(primary, dtype=np.uint64), rule)
+                    np.ascontiguousarray(primary, dtype=np.uint64), rule, regions)
         return self
 
-    def _setup(self, masks: np.ndarray, n_items: int, primary: np.ndarray, rule: str):
-        """Keep the bitsets and build the row list each rule walks."""
+    def _setup(self, masks: np.ndarray, n_items: int, primary: np.ndarray, rule: str,
+               regions: Regions | None):
+        """Keep the bitsets and lay out the candidate rows each rule walks, item by item."""
         if rule not in RULES:
             raise PuzzleInputError(f"exact cover: rule must be one of {RULES}, got {rule!r}")
         self.masks, self.n_items, self.primary, self.rule = masks, n_items, primary, rule
@@ -233,21 +300,24 @@ class ExactCover:
         else:
             row_of, item_of = np.nonzero(bits)
         self.start, self.rows = _csr(row_of, item_of, n_items)
+        self.listed = np.ascontiguousarray(masks[self.rows])
+        self.region = regions.as_tuple() if regions else NO_REGIONS
         self.depth = int(is_primary.sum()) + 1
 
     def _run(self, budget: int, store: bool, batch: int) -> Iterator[np.ndarray | int]:
         """Drive the resumable compiled search; yields solution arrays, or counts if not store."""
+        words = self.masks.shape[1]
         state = np.array([0, _FRESH], dtype=np.int64)
-        covered = np.zeros((self.depth + 1, self.masks.shape[1]), dtype=np.uint64)
+        cov = np.zeros((self.depth + 1) * words, dtype=np.uint64)
         item, pos, chosen = (np.zeros(self.depth + 1, dtype=np.int64) for _ in range(3))
         size = batch if store else 1
         out = np.zeros((size, self.depth), dtype=np.int64)
         out_len = np.zeros(size, dtype=np.int64)
         left = budget
         while left > 0 and state[1] != _DONE:
-            n = _search(self.masks, self.primary, self.start, self.rows, self.rule == "mrv",
-                        min(left, size) if store else left, store, state, covered, item, pos,
-                        chosen, out, out_len)
+            n = _search(self.listed, self.rows, self.start, self.primary, self.rule == "mrv",
+                        self.region, min(left, size) if store else left, store, state, cov, item,
+                        pos, chosen, out, out_len)
             left -= n
             if not store:
                 yield n

@@ -62,8 +62,8 @@ class GA:
 
     name = "ga"
 
-    def __init__(self, pop_size: int = 50, cxpb: float = 0.8, mutpb: float = 0.3,
-                 indpb: float = 0.1, orient_indpb: float = 0.1, tournsize: int = 3,
+    def __init__(self, pop_size: int = 50, cxpb: float = 0.8, mutpb: float = 0.5,
+                 indpb: float = 0.2, orient_indpb: float = 0.1, tournsize: int = 3,
                  elite: int = 2, crossover: str = "ordered"):
         if crossover not in CROSSOVERS:
             raise PuzzleInputError(

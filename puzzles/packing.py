@@ -8,13 +8,14 @@ and `canonical` merge them and the board's symmetries.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
 
 import numpy as np
 
-from heuristics.exact_cover import ExactCover
+from heuristics.exact_cover import ExactCover, Regions
 from puzzles.errors import PuzzleInputError
 from puzzles.pieces import Piece, normalise, orientations, symmetries
 
@@ -85,9 +86,9 @@ class Packing:
         if any(p.cells.shape[1] != board.dim for p in pieces):
             raise PuzzleInputError(f"pieces and board must both be {board.dim}D")
         self.board, self.pieces, self.reflections, self.cover = board, list(pieces), reflections, cover
-        self.order = _fill_order(board)
-        self.cell_item = np.empty(len(board.cells), dtype=np.int64)
-        self.cell_item[self.order] = np.arange(len(board.cells))
+        self.strides = _fill_strides(board.shape)
+        self.n_slots = int(np.prod(board.shape))
+        self.cell_item = board.cells @ self.strides
         self.shapes = [orientations(p, reflections) for p in self.pieces]
         self.placements = self._place_all()
         self.masks = self._masks()
@@ -98,7 +99,8 @@ class Packing:
 
     @property
     def n_items(self) -> int:
-        return self.n_cells + len(self.pieces)
+        """Items: one per slot of the board's bounding box (in fill order), then one per piece."""
+        return self.n_slots + len(self.pieces)
 
     def _place_all(self) -> list[Placement]:
         """Every placement of every piece that lies inside the board."""
@@ -122,7 +124,7 @@ class Packing:
         words = -(-self.n_items // 64)
         masks = np.zeros((len(self.placements), words), dtype=np.uint64)
         for i, pl in enumerate(self.placements):
-            for item in [*self.cell_item[pl.cells], self.n_cells + pl.piece]:
+            for item in [*self.cell_item[pl.cells], self.n_slots + pl.piece]:
                 masks[i, item // 64] |= np.uint64(1) << np.uint64(item % 64)
         return masks
 
@@ -144,12 +146,27 @@ class Packing:
         if self.cover == "all":
             primary |= self.cell_mask(range(self.n_cells)) & ~hole
         rule = rule or ("first" if self.cover == "all" else "mrv")
-        return ExactCover.from_masks(self.masks[keep], self.n_items, primary, rule), keep
+        regions = self._regions(empty) if self.cover == "all" else None
+        return ExactCover.from_masks(self.masks[keep], self.n_items, primary, rule, regions), keep
+
+    def _regions(self, empty: Sequence[int]) -> Regions | None:
+        """The engine's dead-region pruning, when the bounding box fits one 64-bit word."""
+        if self.n_slots > 64:
+            return None
+        cells = int(self.cell_mask(range(self.n_cells))[0] & ~self.cell_mask(empty)[0])
+        slots = np.argwhere(np.ones(self.board.shape, dtype=bool))
+        plus = []
+        for a, extent in enumerate(self.board.shape):
+            has = slots[slots[:, a] < extent - 1] @ self.strides
+            plus.append(int(np.bitwise_or.reduce(np.uint64(1) << has.astype(np.uint64), initial=np.uint64(0))))
+        sizes = [p.size for p in self.pieces]
+        return Regions(cells, tuple(int(s) for s in self.strides), tuple(plus), min(sizes),
+                       math.gcd(*sizes))
 
     def _piece_mask(self) -> np.ndarray:
         """The bitset of the piece items."""
         mask = np.zeros(self.masks.shape[1], dtype=np.uint64)
-        for item in range(self.n_cells, self.n_items):
+        for item in range(self.n_slots, self.n_items):
             mask[item // 64] |= np.uint64(1) << np.uint64(item % 64)
         return mask
 
@@ -208,10 +225,14 @@ class Packing:
         return len(np.unique(self.canonical(owners, symmetric), axis=0))
 
 
-def _fill_order(board: Board) -> np.ndarray:
-    """Cell indices in fill order: the longest axis varies slowest, the shortest fastest."""
-    axes = sorted(range(board.dim), key=lambda a: board.shape[a])  # shortest first
-    return np.lexsort(tuple(board.cells[:, a] for a in axes))
+def _fill_strides(shape: tuple[int, ...]) -> np.ndarray:
+    """Strides numbering the bounding box in fill order: the shortest axis varies fastest."""
+    strides = np.zeros(len(shape), dtype=np.int64)
+    step = 1
+    for a in sorted(range(len(shape)), key=lambda a: shape[a]):
+        strides[a] = step
+        step *= shape[a]
+    return strides
 
 
 def _relabel(owners: np.ndarray, kinds: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ where its bounding box lies inside the strip and its cells overlap nothing. The 
 count: the empty cells in the rows down to the last occupied one.
 
 The board is one uint64 bitmask per row (bit j = column j), and the packing loop is compiled
-with numba: this is the hot path of every pentomino experiment.
+with numba: this is the hot path of every pentomino experiment (benchmarks/bench_pentomino_decoder.py).
 """
 from __future__ import annotations
 
@@ -38,46 +38,50 @@ class Layout:
         return int((self.grid == 0).sum())
 
 
-@numba.njit(cache=True, nogil=True)
-def _pack(order, orient, masks, heights, widths, width, board, placements):
-    """Bottom-left packing into `board`; returns the number of rows used."""
-    board[:] = 0
+@numba.njit(cache=True)
+def _place(board, cells, dims, p, o, width, low):
+    """First (row, col), rows top-down then columns left-right, where piece p in orientation o fits.
+
+    Bit-parallel over columns: a shift j is blocked if any cell (r, c) meets a filled board bit
+    c + j, so OR-ing `board[i + r] >> c` over the piece's cells gives every blocked shift at once.
+    """
+    h, w, k = dims[p, o, 0], dims[p, o, 1], dims[p, o, 2]
+    shifts = (np.uint64(1) << np.uint64(width - w + 1)) - np.uint64(1)
+    i = low
+    while True:
+        blocked = np.uint64(0)
+        for q in range(k):
+            blocked |= board[i + cells[p, o, q, 0]] >> np.uint64(cells[p, o, q, 1])
+        free = shifts & ~blocked
+        if free:
+            col = 0
+            while not (free >> np.uint64(col)) & np.uint64(1):
+                col += 1
+            return i, col
+        i += 1
+
+
+@numba.njit(cache=True)
+def _pack(genome, n, oriented, cells, dims, width, rows, placements):
+    """Bottom-left packing of the genome's order; returns the number of rows used.
+
+    `placements` (one row per position: piece, orientation, row, col) is filled when given.
+    """
+    board = np.zeros(rows, dtype=np.uint64)
     full = (np.uint64(1) << np.uint64(width)) - np.uint64(1)
     low, used = 0, 0
-    for k in range(order.shape[0]):
-        p = order[k]
-        o = orient[p]
-        h, w = heights[p, o], widths[p, o]
-        i = low
-        while True:
-            col = -1
-            for j in range(width - w + 1):
-                fits = True
-                for r in range(h):
-                    if board[i + r] & (masks[p, o, r] << np.uint64(j)):
-                        fits = False
-                        break
-                if fits:
-                    col = j
-                    break
-            if col >= 0:
-                break
-            i += 1
-        for r in range(h):
-            board[i + r] |= masks[p, o, r] << np.uint64(col)
-        placements[k, 0], placements[k, 1], placements[k, 2], placements[k, 3] = p, o, i, col
-        used = max(used, i + h)
+    for pos in range(n):
+        p = genome[pos]
+        o = genome[n + p] if oriented else 0
+        i, col = _place(board, cells, dims, p, o, width, low)
+        for q in range(dims[p, o, 2]):
+            board[i + cells[p, o, q, 0]] |= np.uint64(1) << np.uint64(cells[p, o, q, 1] + col)
+        if placements.shape[0]:
+            placements[pos, 0], placements[pos, 1], placements[pos, 2], placements[pos, 3] = p, o, i, col
+        used = max(used, i + dims[p, o, 0])
         while board[low] == full:  # a full row can hold no piece's top row
             low += 1
     return used
-
-
-def _row_masks(cells: np.ndarray) -> np.ndarray:
-    """One bitmask per row of an oriented piece."""
-    masks = np.zeros(cells[:, 0].max() + 1, dtype=np.uint64)
-    for r, c in cells:
-        masks[r] |= np.uint64(1) << np.uint64(c)
-    return masks
 
 
 class PentominoStrip:
@@ -120,20 +124,17 @@ class PentominoStrip:
         return fitting
 
     def _tables(self):
-        """Flat numpy tables of row masks, heights and widths for the compiled decoder."""
+        """Flat numpy tables of cells and extents for the compiled decoder."""
         n, most = len(self.shapes), max(len(s) for s in self.shapes)
-        tallest = max(int(s[:, 0].max()) + 1 for shapes in self.shapes for s in shapes)
-        self.masks = np.zeros((n, most, tallest), dtype=np.uint64)
-        self.heights = np.zeros((n, most), dtype=np.int64)
-        self.widths = np.zeros((n, most), dtype=np.int64)
+        size = max(len(s) for shapes in self.shapes for s in shapes)
+        self._cells = np.zeros((n, most, size, 2), dtype=np.int64)
+        self._dims = np.zeros((n, most, 3), dtype=np.int64)  # height, width, cell count
         for p, shapes in enumerate(self.shapes):
             for o, cells in enumerate(shapes):
-                rows = _row_masks(cells)
-                self.masks[p, o, : len(rows)] = rows
-                self.heights[p, o] = len(rows)
-                self.widths[p, o] = cells[:, 1].max() + 1
-        self._board_rows = int(sum(self.heights.max(axis=1))) + tallest
-        self._no_turns = np.zeros(n, dtype=np.int64)
+                self._cells[p, o, : len(cells)] = cells
+                self._dims[p, o] = cells[:, 0].max() + 1, cells[:, 1].max() + 1, len(cells)
+        self._rows = int(self._dims[:, :, 0].max(axis=1).sum()) + int(self._dims[:, :, 0].max())
+        self._no_placements = np.zeros((0, 4), dtype=np.int64)
 
     @property
     def known_optimum(self) -> float | None:
@@ -147,19 +148,14 @@ class PentominoStrip:
     def params(self) -> dict[str, Any]:
         return {"width": self.width, "orientations": self.orientations, "pieces": self.pieces_name}
 
-    def _run(self, genome: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    def _pack(self, genome, placements) -> int:
         genome = np.asarray(genome, dtype=np.int64)
-        order, orient = self.space.split(genome)
-        board = np.zeros(self._board_rows, dtype=np.uint64)
-        placements = np.zeros((len(order), 4), dtype=np.int64)
-        rows = _pack(order, self._no_turns if orient is None else orient, self.masks,
-                     self.heights, self.widths, self.width, board, placements)
-        return rows, board, placements
+        return _pack(genome, self.space.n, bool(self.space.orientations), self._cells, self._dims, self.width,
+                     self._rows, placements)
 
     def fitness(self, genome: np.ndarray) -> float:
         """Gap count of the bottom-left packing (lower is better)."""
-        rows, _, _ = self._run(genome)
-        return float(rows * self.width - self.cells)
+        return float(self._pack(genome, self._no_placements) * self.width - self.cells)
 
     def score(self, genome: np.ndarray) -> dict[str, float]:
         layout = self.decode(genome)
@@ -167,7 +163,8 @@ class PentominoStrip:
 
     def decode(self, genome: np.ndarray) -> Layout:
         """The packing as a grid of piece ids, with each piece's placement."""
-        rows, _, placements = self._run(genome)
+        placements = np.zeros((self.space.n, 4), dtype=np.int64)
+        rows = self._pack(genome, placements)
         grid = np.zeros((rows, self.width), dtype=np.int64)
         for p, o, r, c in placements:
             cells = self.shapes[p][o]
