@@ -1,0 +1,319 @@
+"""Edge-matching puzzles: seed 001's pseudo Eternity II, and the real Eternity II rules.
+
+An n x n board of square pieces whose sides carry colours, listed as [left, top, right, bottom];
+colour 0 is the border. Cells are numbered row-major from the top-left. A piece may be turned by
+r clockwise quarter turns: side s then shows the listed side (s - r) mod 4.
+
+Rules (options):
+  * the seed's: pieces never turn and the centre piece is given (n odd): `rotations=False,
+    fix_centre=True`;
+  * Eternity II's: pieces turn, the genome carries one turn per piece: `rotations=True,
+    fix_centre=False`; and either may pre-place hint pieces.
+
+Genome: the free pieces (all but the pre-placed ones) in the order they fill the free cells
+(row-major), followed, with rotations, by one quarter-turn count per free piece.
+
+Two scores, never mixed up:
+  * `match_rate`, the seed's accuracy: matching sides over all 4 n^2 sides, a border side matching
+    when it carries 0 and an inner side when it equals its neighbour's facing side (as the
+    seed's `check` counts, so each inner edge counts twice);
+  * `edge_score`, the standard Eternity II score: matched inner edges over the 2 n (n-1) inner
+    edges, an edge matching when both sides carry the same colour other than 0.
+The fitness optimisers minimise is the number of unmatched inner edges (0 for a perfect board).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+import numpy as np
+
+from puzzles.edge_generators import check_size, generate, inner_edges
+from puzzles.edge_io import PieceList, read_pieces
+from puzzles.errors import PuzzleInputError
+from puzzles.space import PermutationSpace
+
+SCORES = {
+    "match_rate": "the seed's accuracy: matching sides (border sides carrying 0 included) / (4 n^2)",
+    "edge_score": "matched inner edges (same colour, not 0) / (2 n (n-1)), the Eternity II score",
+    "matched_edges": "inner edges whose two sides carry the same colour other than 0",
+    "unmatched_edges": "inner edges that do not match: the fitness optimisers minimise",
+    "border_sides_ok": "border sides carrying colour 0, out of 4 n",
+    "duplicates": "cells holding a piece already placed elsewhere (only the seed-faithful greedy makes these)",
+}
+
+
+def turn_table(colours: np.ndarray) -> np.ndarray:
+    """table[p, r, s]: the colour side s shows when piece p is turned r quarter turns clockwise."""
+    sides = (np.arange(4)[None, :] - np.arange(4)[:, None]) % 4
+    return np.ascontiguousarray(colours[:, sides], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A filled board: per cell (row-major), the piece index and its clockwise quarter turns."""
+
+    n: int
+    piece: np.ndarray
+    rotation: np.ndarray
+
+    def grid(self) -> np.ndarray:
+        """Piece indices as an n x n array."""
+        return self.piece.reshape(self.n, self.n)
+
+
+@numba.njit(cache=True, nogil=True)
+def count_unmatched(piece, rot, table, n):
+    """Inner edges whose two sides differ or carry the border colour 0."""
+    bad = 0
+    for r in range(n):
+        for c in range(n):
+            i = r * n + c
+            if c + 1 < n:
+                a, b = table[piece[i], rot[i], 2], table[piece[i + 1], rot[i + 1], 0]
+                bad += a != b or a == 0
+            if r + 1 < n:
+                a, b = table[piece[i], rot[i], 3], table[piece[i + n], rot[i + n], 1]
+                bad += a != b or a == 0
+    return bad
+
+
+@numba.njit(cache=True, nogil=True)
+def _genome_unmatched(genome, free_cells, free_pieces, oriented, base_piece, base_rot, table, n):
+    """Place the genome's pieces in the free cells, then count unmatched inner edges."""
+    piece, rot = base_piece.copy(), base_rot.copy()
+    f = free_cells.shape[0]
+    for k in range(f):
+        item = genome[k]
+        piece[free_cells[k]] = free_pieces[item]
+        if oriented:
+            rot[free_cells[k]] = genome[f + item]
+    return count_unmatched(piece, rot, table, n)
+
+
+def colour_board(layout: Layout, table: np.ndarray) -> np.ndarray:
+    """(n, n, 4) colours each cell shows on [left, top, right, bottom]."""
+    return table[layout.piece, layout.rotation].reshape(layout.n, layout.n, 4)
+
+
+def board_scores(board: np.ndarray) -> dict[str, float]:
+    """Both scores (and their counts) of an (n, n, 4) colour board; see SCORES."""
+    n = board.shape[0]
+    h = board[:, :-1, 2], board[:, 1:, 0]
+    v = board[:-1, :, 3], board[1:, :, 1]
+    equal = int((h[0] == h[1]).sum() + (v[0] == v[1]).sum())
+    matched = int(((h[0] == h[1]) & (h[0] != 0)).sum() + ((v[0] == v[1]) & (v[0] != 0)).sum())
+    border = int((board[:, 0, 0] == 0).sum() + (board[0, :, 1] == 0).sum()
+                 + (board[:, -1, 2] == 0).sum() + (board[-1, :, 3] == 0).sum())
+    return {"match_rate": (border + 2 * equal) / (4 * n * n),
+            "edge_score": matched / inner_edges(n), "matched_edges": matched,
+            "unmatched_edges": inner_edges(n) - matched, "border_sides_ok": border}
+
+
+def turn_layout(layout: Layout) -> Layout:
+    """The whole board turned a quarter clockwise: cell (r, c) goes to (c, n-1-r), each piece turns once."""
+    n = layout.n
+    piece = np.rot90(layout.grid(), k=-1).ravel()
+    rotation = (np.rot90(layout.rotation.reshape(n, n), k=-1).ravel() + 1) % 4
+    return Layout(n, piece, rotation)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """Pieces (in shuffled order) and, for generated instances, the generating arrangement."""
+
+    colours: np.ndarray
+    n: int
+    solution: Layout | None = None
+    file_hints: tuple[tuple[int, int, int, int], ...] = ()
+
+
+def generated_instance(kind: str, n: int, colours: int, seed: int, rotations: bool) -> Instance:
+    """A generated board, its pieces shuffled (and turned, with rotations) like a bought box."""
+    check_size(n, colours)
+    rng = np.random.default_rng(seed)
+    board = generate(kind, n, colours, rng)
+    home = rng.permutation(n * n)  # piece k was cut from cell home[k]
+    turns = rng.integers(0, 4, size=n * n) if rotations else np.zeros(n * n, dtype=np.int64)
+    listed = turn_table(board[home])[np.arange(n * n), turns]
+    piece = np.empty(n * n, dtype=np.int64)
+    piece[home] = np.arange(n * n)
+    return Instance(listed, n, Layout(n, piece, (-turns[piece]) % 4))
+
+
+def file_instance(path: str, order: str | None) -> Instance:
+    """A piece file's pieces and hints; its solution is unknown."""
+    pieces: PieceList = read_pieces(path, order)
+    return Instance(pieces.colours, pieces.n, None, pieces.hints)
+
+
+def _hint_rows(hints, instance: Instance, fix_centre: bool) -> list[tuple[int, int, int]]:
+    """(cell, piece, turns) of every pre-placed piece: the centre, config hints, file hints."""
+    n, known = instance.n, instance.solution
+    if any(len(h) not in (2, 4) for h in hints) or any(not (0 <= h[0] < n and 0 <= h[1] < n) for h in hints):
+        raise PuzzleInputError(f"puzzle.hints: each hint is [row, col] or [row, col, piece, turns] "
+                               f"with 0 <= row, col < {n}; got {[list(h) for h in hints]}")
+    cells = [(n // 2, n // 2)] if fix_centre else []
+    cells += [tuple(h) for h in hints if len(h) == 2]
+    if cells and known is None:
+        raise PuzzleInputError(
+            "puzzle.fix_centre and [row, col] hints take pieces from a known solution, which a piece "
+            "file does not have; set puzzle.fix_centre=false and give [row, col, piece, turns] hints "
+            "(or '# hint:' lines in the file)")
+    rows = [(r * n + c, int(known.piece[r * n + c]), int(known.rotation[r * n + c])) for r, c in cells]
+    explicit = [tuple(h) for h in hints if len(h) == 4] + list(instance.file_hints)
+    return rows + [(r * n + c, p, t) for r, c, p, t in explicit]
+
+
+def _check_hints(rows, n: int, m: int, rotations: bool) -> None:
+    """Hints must name distinct cells on the board and distinct pieces, turned only if pieces turn."""
+    cells, pieces = [r[0] for r in rows], [r[1] for r in rows]
+    if any(not (0 <= c < n * n and 0 <= p < m and 0 <= t < 4) for c, p, t in rows):
+        raise PuzzleInputError(f"puzzle.hints: a hint is off the {n}x{n} board or names no piece (0..{m - 1})")
+    if len(set(cells)) < len(cells) or len(set(pieces)) < len(pieces):
+        raise PuzzleInputError("puzzle.hints: two hints share a cell or a piece; give each hint its own")
+    if not rotations and any(t for _, _, t in rows):
+        raise PuzzleInputError("puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
+                               "use turns 0 or puzzle.rotations=true")
+
+
+class EdgeMatching:
+    """An edge-matching puzzle (pseudo or real Eternity II); minimise the unmatched inner edges.
+
+    Args:
+        n: board side (generated instances; a piece file states its own).
+        colours: inner colours of a generated instance, 1..2n(n-1) (the seed sweeps 2..2n(n-1)).
+        generator: "seed" (the seed's palette cycles), "uniform", or "file" (read `pieces_file`).
+        instance_seed: fixes a generated instance (with generator, n, colours).
+        rotations: may pieces turn? (False: the seed's rules; True: Eternity II's)
+        fix_centre: the centre piece is given (the seed's rule; needs an odd n and a known solution).
+        hints: pre-placed pieces, [row, col] (its piece from the known solution) or
+            [row, col, piece, turns].
+        pieces_file: a piece list (see puzzles/edge_io.py) when generator is "file".
+        order: the edge order of the file's columns, if its header does not state it.
+    """
+
+    name = "edge_matching"
+
+    def __init__(self, n: int = 13, colours: int = 10, generator: str = "seed", instance_seed: int = 0,
+                 rotations: bool = False, fix_centre: bool = True, hints=(), pieces_file: str | None = None,
+                 order: str | None = None):
+        if generator == "file":
+            if not pieces_file:
+                raise PuzzleInputError("puzzle.generator=file needs puzzle.pieces_file=<path to a piece list>")
+            self.instance = file_instance(pieces_file, order)
+        else:
+            self.instance = generated_instance(generator, n, colours, instance_seed, rotations)
+        n = self.n = self.instance.n
+        if fix_centre and n % 2 == 0:
+            raise PuzzleInputError(f"puzzle.fix_centre needs an odd n (a board with a centre cell), got n={n}; "
+                                   "use an odd n or puzzle.fix_centre=false")
+        self._params = {"n": n, "colours": colours if generator != "file" else self.colour_count(),
+                        "generator": generator, "instance_seed": instance_seed, "rotations": rotations,
+                        "fix_centre": fix_centre, "hints": [list(h) for h in hints],
+                        "pieces_file": pieces_file, "order": order}
+        self.colours = self.instance.colours
+        self.rotations = rotations
+        self.fixed = np.array(_hint_rows(hints, self.instance, fix_centre), dtype=np.int64).reshape(-1, 3)
+        _check_hints(self.fixed.tolist(), n, len(self.colours), rotations)
+        self._tables()
+
+    def colour_count(self) -> int:
+        """Distinct colours other than the border's."""
+        return int(len(np.setdiff1d(np.unique(self.instance.colours), [0])))
+
+    def _tables(self) -> None:
+        """Free cells and pieces, the pre-placed board, and the turn table for the compiled fitness."""
+        n2 = self.n * self.n
+        cells, pieces = self.fixed[:, 0], self.fixed[:, 1]
+        self.free_cells = np.setdiff1d(np.arange(n2), cells).astype(np.int64)
+        self.free_pieces = np.setdiff1d(np.arange(len(self.colours)), pieces).astype(np.int64)
+        self.base_piece = np.zeros(n2, dtype=np.int64)
+        self.base_rot = np.zeros(n2, dtype=np.int64)
+        self.base_piece[cells], self.base_rot[cells] = pieces, self.fixed[:, 2]
+        self.table = turn_table(self.colours)
+        f = len(self.free_cells)
+        self.space = PermutationSpace(f, (4,) * f if self.rotations else ())
+
+    @property
+    def known_optimum(self) -> float | None:
+        """0 unmatched edges when the generating arrangement is known and agrees with every hint."""
+        sol = self.instance.solution
+        if sol is None:
+            return None
+        cells = self.fixed[:, 0]
+        agree = np.array_equal(sol.piece[cells], self.fixed[:, 1]) and \
+            np.array_equal(sol.rotation[cells], self.fixed[:, 2])
+        return 0.0 if agree else None
+
+    def params(self) -> dict[str, Any]:
+        return dict(self._params)
+
+    def fitness(self, genome) -> float:
+        """Unmatched inner edges of the genome's board (0 = solved)."""
+        g = np.asarray(genome, dtype=np.int64)
+        return float(_genome_unmatched(g, self.free_cells, self.free_pieces, self.rotations,
+                                       self.base_piece, self.base_rot, self.table, self.n))
+
+    def decode(self, genome) -> Layout:
+        """The board a genome describes."""
+        genome = np.asarray(genome, dtype=np.int64)
+        if not self.space.contains(genome):
+            raise PuzzleInputError(f"not a genome of this puzzle: need {self.space.genome_length} "
+                                   f"integers, a permutation of 0..{self.space.n - 1} (then turns 0..3)")
+        order, turns = self.space.split(genome)
+        piece, rot = self.base_piece.copy(), self.base_rot.copy()
+        piece[self.free_cells] = self.free_pieces[order]
+        if turns is not None:
+            rot[self.free_cells] = turns[order]
+        return Layout(self.n, piece, rot)
+
+    def encode(self, layout: Layout) -> np.ndarray:
+        """The genome of a board that uses every piece once and keeps the hints in place."""
+        self.check(layout)
+        index = np.empty(len(self.colours), dtype=np.int64)
+        index[self.free_pieces] = np.arange(len(self.free_pieces))
+        order = index[layout.piece[self.free_cells]]
+        if not self.rotations:
+            return order
+        turns = np.empty_like(order)
+        turns[order] = layout.rotation[self.free_cells]
+        return np.concatenate([order, turns])
+
+    def check(self, layout: Layout, allow_duplicates: bool = False) -> None:
+        """Raise unless the board keeps the hints, uses known pieces and turns only if allowed."""
+        cells = self.fixed[:, 0]
+        problems = []
+        if not (np.array_equal(layout.piece[cells], self.fixed[:, 1])
+                and np.array_equal(layout.rotation[cells], self.fixed[:, 2])):
+            problems.append("a pre-placed piece was moved")
+        if layout.piece.min() < 0 or layout.piece.max() >= len(self.colours):
+            problems.append("a cell is empty or names no piece")
+        elif not allow_duplicates and len(np.unique(layout.piece)) < len(layout.piece):
+            problems.append("a piece is placed twice")
+        if not self.rotations and layout.rotation.any():
+            problems.append("a piece is turned but rotations are off")
+        if problems:
+            raise ValueError("invalid board: " + "; ".join(problems))
+
+    def score_layout(self, layout: Layout) -> dict[str, float]:
+        """Both scores of a board (see SCORES), and how many cells repeat a piece."""
+        scores = board_scores(colour_board(layout, self.table))
+        scores["duplicates"] = int(len(layout.piece) - len(np.unique(layout.piece)))
+        return scores
+
+    def score(self, genome) -> dict[str, float]:
+        return self.score_layout(self.decode(genome))
+
+    def solution(self) -> Layout | None:
+        """The generating arrangement (a perfect board), if known."""
+        return self.instance.solution
+
+    def draw(self, layout: Layout, ax=None):
+        """Each piece as four coloured triangles, as in the seed; unmatched edges marked in red."""
+        from puzzles.edge_pictures import draw_board
+        s = self.score_layout(layout)
+        title = (f"match rate {100 * s['match_rate']:.1f}% (seed's accuracy, sides)\n"
+                 f"edge score {s['matched_edges']}/{inner_edges(self.n)} inner edges; red: unmatched")
+        return draw_board(colour_board(layout, self.table), ax=ax, title=title)
