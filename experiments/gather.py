@@ -10,7 +10,8 @@ from experiments.records import RUN, TRACE
 
 CONFIG_PREFIXES = ("puzzle", "optimizer", "budget")
 OUTCOME_COLUMNS = {"status", "error", "best", "known_optimum", "success", "evaluations", "seconds",
-                   "evals_to_optimum", "seconds_to_optimum", "stop_reason", "best_genome", "run_dir", "run_id"}
+                   "evals_to_optimum", "seconds_to_optimum", "stop_reason", "best_genome", "run_dir", "run_id",
+                   "threads"}
 
 
 def run_dirs(roots: list[Path]) -> list[Path]:

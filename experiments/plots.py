@@ -57,3 +57,42 @@ def final_scores(runs: pd.DataFrame, keys: list[str], ylabel: str = "best"):
     ax.set(xlabel="", ylabel=f"final {ylabel}")
     ax.tick_params(axis="x", rotation=30)
     return fig
+
+
+def target_grid(runs: pd.DataFrame, traces: pd.DataFrame, count: int = 20) -> np.ndarray:
+    """Targets spread from the best final score to the worst first score (the ECDF's y-range)."""
+    lo, hi = runs["best"].min(), traces["best"].max()
+    return np.unique(np.linspace(lo, hi, count))
+
+
+def ecdf(runs: pd.DataFrame, traces: pd.DataFrame, keys: list[str], targets: np.ndarray | None = None):
+    """Anytime performance: the fraction of (run, target) pairs reached against evaluations.
+
+    As IOHanalyzer and COCO draw it: each run is paired with every target; a pair counts from the
+    first evaluation at which the run's best is <= the target.
+    """
+    from experiments.stats import first_hits
+
+    targets = target_grid(runs, traces) if targets is None else targets
+    hits = first_hits(traces, targets).merge(runs[["run_id"]].assign(group=label(runs, keys)), on="run_id")
+    grid = evaluation_grid(runs["evaluations"].max())
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for colour, (group, g) in zip(sns.color_palette("tab10", hits["group"].nunique()), hits.groupby("group")):
+        reached = np.sort(g["evaluations"].to_numpy())
+        ax.step(grid, np.searchsorted(reached, grid, side="right") / len(reached), where="post",
+                label=group, color=colour)
+    ax.set(xscale="log", ylim=(0, 1.02), xlabel="evaluations",
+           ylabel=f"fraction of (run, target) pairs reached\n({len(targets)} targets)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def heatmaps(runs: pd.DataFrame, x: str, y: str, ylabel: str = "best"):
+    """Median final score over a two-parameter sweep, one panel per optimiser."""
+    names = sorted(runs["optimizer"].unique())
+    fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 4), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        table = runs[runs["optimizer"] == name].pivot_table(index=y, columns=x, values="best", aggfunc="median")
+        sns.heatmap(table, annot=True, fmt=".3g", cmap="viridis_r", ax=ax, cbar_kws={"label": f"median {ylabel}"})
+        ax.set_title(name)
+    return fig

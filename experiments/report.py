@@ -1,18 +1,19 @@
-"""`python -m experiments.report <sweep dir> [...]`: one runs table, one trace table, a summary and plots.
+"""`python -m experiments.report <sweep dir> [...]`: one runs table, one trace table, statistics,
+plots and a Markdown report, written beside the sweep (or into --out).
 
 Also run automatically at the end of every multirun (experiments/callbacks.py).
 """
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 import pandas as pd
 
 from experiments import plots
 from experiments.gather import gather_runs, gather_traces, group_keys
-from experiments.records import write_figure, write_table
-from experiments.stats import summarise
+from experiments.records import atomic_write, write_figure, write_table
+from experiments.stats import evaluations_to_optimum, pairwise, summarise
 
 
 def score_label(runs: pd.DataFrame) -> str:
@@ -20,39 +21,88 @@ def score_label(runs: pd.DataFrame) -> str:
     return "gaps" if set(runs.get("puzzle", [])) == {"pentomino"} else "best (fitness)"
 
 
-def report(roots: list[Path], out: Path | None = None) -> Path:
-    """Gather the runs under `roots` and write tables and figures into `out` (default: roots[0])."""
+def instance_columns(keys: list[str]) -> list[str]:
+    """Swept columns that name a problem instance, on which runs of different optimisers pair up."""
+    return [k for k in keys if k.startswith("puzzle.") and ("instance" in k or k.endswith(".seed"))]
+
+
+def two_parameter_axes(runs: pd.DataFrame, keys: list[str]) -> tuple[str, str] | None:
+    """The two swept numeric parameters of a two-parameter sweep (for a heatmap), if that's what it is."""
+    numeric = [k for k in keys if k not in ("puzzle", "optimizer") and k not in instance_columns(keys)
+               and pd.api.types.is_numeric_dtype(runs[k])]
+    return (numeric[0], numeric[1]) if len(numeric) == 2 else None
+
+
+def markdown(summary: pd.DataFrame, tests: pd.DataFrame, figures: list[str], failed: int) -> str:
+    """The report: the summary table, which differences are significant, and the figures."""
+    lines = ["# Sweep report", "", "## Summary (per group of swept parameters)", "",
+             summary.to_markdown(index=False, floatfmt=".4g"), ""]
+    if len(tests):
+        sig = tests[tests["significant"]]
+        lines += ["## Pairwise comparisons", "",
+                  "Wilcoxon signed-rank where runs pair up on the same instances, else Mann-Whitney U; "
+                  "p-values Holm-corrected within each setting; A12 = probability that a run of *a* "
+                  "does better (lower best, or fewer evaluations to the known optimum) than a run of *b*.", "",
+                  tests.to_markdown(index=False, floatfmt=".4g"), ""]
+        lines += [f"Significant at 0.05: {len(sig)} of {len(tests)} comparisons."]
+        lines += [f"- {r.metric}: **{r.a}** vs **{r.b}**: p_holm = {r.p_holm:.3g}, A12 = {r.a12:.2f} "
+                  f"({r.a if r.a12 > 0.5 else r.b} better)" for r in sig.itertuples()]
+        lines += [""]
+    if failed:
+        lines += [f"{failed} run(s) failed: see the `error` column of runs.csv.", ""]
+    lines += ["## Figures", ""] + [f"![{f}]({f})" for f in figures]
+    return "\n".join(lines) + "\n"
+
+
+def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> Path:
+    """Gather the runs under `roots` and write tables, figures and report.md into `out` (default: roots[0])."""
     out = Path(out or roots[0])
     runs = gather_runs(roots)
     traces = gather_traces(runs)
-    keys = group_keys(runs)
     write_table(runs, out / "runs.parquet")
     write_table(traces, out / "traces.parquet", csv=False)
-    ok = runs[runs["status"] == "ok"]
-    if "best" in ok and ok["best"].notna().any():
-        summary = summarise(ok, keys)
-        write_table(summary, out / "summary.parquet")
-        what = score_label(ok)
-        write_figure(plots.convergence(ok, traces[traces["run_id"].isin(ok["run_id"])], keys, what),
-                     out / "convergence.png")
-        write_figure(plots.final_scores(ok, keys, what), out / "final.png")
+    ok = runs[(runs["status"] == "ok") & runs.get("best", pd.Series(dtype=float)).notna()] if "best" in runs else runs[:0]
+    failed = int((runs["status"] != "ok").sum())
+    if ok.empty:
+        return out
+    keys = group_keys(ok)
+    summary = summarise(ok, keys)
+    tests = pairwise(ok, keys, instance_columns(keys))
+    if "success" in ok and ok["known_optimum"].notna().all():
+        timed = ok.assign(evaluations_to_optimum=evaluations_to_optimum(ok))
+        tests = pd.concat([tests, pairwise(timed, keys, instance_columns(keys), metric="evaluations_to_optimum")],
+                          ignore_index=True)
+    write_table(summary, out / "summary.parquet")
+    write_table(tests, out / "comparisons.parquet")
+    what, ok_traces = score_label(ok), traces[traces["run_id"].isin(ok["run_id"])]
+    figures = {"convergence.png": plots.convergence(ok, ok_traces, keys, what),
+               "final.png": plots.final_scores(ok, keys, what),
+               "ecdf.png": plots.ecdf(ok, ok_traces, keys)}
+    axes = two_parameter_axes(ok, keys)
+    if axes:
+        figures["heatmap.png"] = plots.heatmaps(ok, *axes, ylabel=what)
+    for name, fig in figures.items():
+        write_figure(fig, out / name)
+    text = markdown(summary, tests, list(figures), failed)
+    atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
+    if not quiet:
         with pd.option_context("display.width", 200, "display.max_columns", 30):
             print(summary.to_string(index=False))
-    failed = runs[runs["status"] != "ok"]
-    if len(failed):
-        print(f"{len(failed)} run(s) failed; see the 'error' column of {out / 'runs.csv'}")
+        if failed:
+            print(f"{failed} run(s) failed; see the 'error' column of {out / 'runs.csv'}")
     return out
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    if not args:
-        sys.exit("usage: python -m experiments.report <sweep dir> [more dirs...]")
+    parser = argparse.ArgumentParser(description="Gather sweeps into one runs table, statistics and plots.")
+    parser.add_argument("dirs", nargs="+", type=Path, help="sweep directories (or any folders of runs)")
+    parser.add_argument("--out", type=Path, help="where to write (default: the first directory)")
+    args = parser.parse_args(argv)
     try:
-        out = report([Path(a) for a in args])
+        out = report(args.dirs, args.out)
     except FileNotFoundError as err:
-        sys.exit(f"error: {err}")
-    print(f"report written to {out}")
+        raise SystemExit(f"error: {err}")
+    print(f"report written to {out / 'report.md'}")
 
 
 if __name__ == "__main__":

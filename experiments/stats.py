@@ -33,3 +33,102 @@ def summarise(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
                        ert_evaluations=ert(used, success))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def a12(x, y) -> float:
+    """Vargha-Delaney A12: the probability that a value drawn from x exceeds one from y (ties half).
+
+    For scores to minimise, a12(y, x) is the probability that x beats y; 0.5 means no effect, and
+    Vargha and Delaney call |A - 0.5| >= 0.06, 0.14, 0.21 small, medium and large.
+    """
+    x, y = np.asarray(x, float)[:, None], np.asarray(y, float)[None, :]
+    return float(((x > y).sum() + 0.5 * (x == y).sum()) / (x.size * y.size))
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's step-down adjustment of p-values for multiple comparisons (family-wise error)."""
+    p = np.asarray(pvalues, float)
+    order = np.argsort(p)
+    m = len(p)
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def paired_samples(a: pd.DataFrame, b: pd.DataFrame, instance: list[str], metric: str = "best"):
+    """Aligned values of a and b on the same instances, or None when runs don't pair up."""
+    if not instance:
+        return None
+    ia, ib = a.set_index(instance)[metric], b.set_index(instance)[metric]
+    if not (ia.index.is_unique and ib.index.is_unique) or set(ia.index) != set(ib.index):
+        return None
+    return ia.sort_index().to_numpy(), ib.reindex(ia.sort_index().index).to_numpy()
+
+
+def compare(a: pd.DataFrame, b: pd.DataFrame, instance: list[str], metric: str = "best") -> dict:
+    """One comparison: Wilcoxon signed-rank when runs pair up on instances, else Mann-Whitney U."""
+    from scipy import stats
+
+    paired = paired_samples(a, b, instance, metric)
+    if paired is not None:
+        x, y = paired
+        if np.all(x == y):
+            return {"test": "wilcoxon", "p": 1.0}
+        return {"test": "wilcoxon", "p": float(stats.wilcoxon(x, y, zero_method="zsplit").pvalue)}
+    x, y = a[metric].to_numpy(float), b[metric].to_numpy(float)
+    if np.all(x == x[0]) and np.all(y == x[0]):
+        return {"test": "mann-whitney", "p": 1.0}
+    exact = len(np.unique(np.concatenate([x, y]))) == len(x) + len(y) and len(x) * len(y) <= 10_000
+    method = "exact" if exact else "asymptotic"  # exact whenever there are no ties and it is cheap
+    return {"test": "mann-whitney",
+            "p": float(stats.mannwhitneyu(x, y, alternative="two-sided", method=method).pvalue)}
+
+
+def evaluations_to_optimum(runs: pd.DataFrame) -> pd.Series:
+    """Evaluations a run needed to reach the known optimum; infinite if it never did."""
+    success = runs["success"].astype("boolean").fillna(False).to_numpy(bool)
+    return pd.Series(np.where(success, runs["evals_to_optimum"], np.inf), index=runs.index)
+
+
+def pairwise(runs: pd.DataFrame, keys: list[str], instance: list[str] | None = None,
+             alpha: float = 0.05, metric: str = "best") -> pd.DataFrame:
+    """Every pair of optimisers within each setting: test, Holm-corrected p, A12, significance.
+
+    `metric` is a column to minimise (the final best, or evaluations to the optimum); `a12` is the
+    probability that a run of `a` does better (lower) than a run of `b`.
+    """
+    instance = instance or []
+    setting = [k for k in keys if k != "optimizer" and k not in instance]
+    rows = []
+    for key, g in (runs.groupby(setting, dropna=False) if setting else [((), runs)]):
+        key = key if isinstance(key, tuple) else (key,)
+        names = sorted(g["optimizer"].unique())
+        found = []
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                ra, rb = g[g["optimizer"] == a], g[g["optimizer"] == b]
+                found.append({**dict(zip(setting, key)), "metric": metric, "a": a, "b": b,
+                              "n_a": len(ra), "n_b": len(rb),
+                              "median_a": ra[metric].median(), "median_b": rb[metric].median(),
+                              **compare(ra, rb, instance, metric), "a12": a12(rb[metric], ra[metric])})
+        if found:
+            for row, p in zip(found, holm([r["p"] for r in found])):
+                row["p_holm"] = p
+                row["significant"] = bool(p < alpha)
+            rows += found
+    return pd.DataFrame(rows)
+
+
+def first_hits(traces: pd.DataFrame, targets: np.ndarray) -> pd.DataFrame:
+    """For each run and target, the first evaluation at which best <= target (inf if never)."""
+    rows = []
+    for run_id, t in traces.groupby("run_id", sort=False):
+        t = t.sort_values("evaluations")
+        best, evals = t["best"].to_numpy(), t["evaluations"].to_numpy()
+        for target in targets:
+            hit = np.nonzero(best <= target)[0]
+            rows.append((run_id, target, float(evals[hit[0]]) if len(hit) else np.inf))
+    return pd.DataFrame(rows, columns=["run_id", "target", "evaluations"])

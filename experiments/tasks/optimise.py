@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numba
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
@@ -37,7 +38,7 @@ def run_row(cfg: DictConfig, puzzle, optimizer, result: Result, trace: pd.DataFr
            "success": None if optimum is None else bool(result.best <= optimum),
            "evaluations": result.evaluations, "seconds": result.seconds,
            "evals_to_optimum": evals_to, "seconds_to_optimum": secs_to,
-           "stop_reason": result.stop_reason,
+           "stop_reason": result.stop_reason, "threads": numba.get_num_threads(),
            "best_genome": " ".join(map(str, result.best_genome))}
     row.update({f"score.{k}": v for k, v in puzzle.score(result.best_genome).items()})
     return row
