@@ -25,7 +25,7 @@ def sweep_seconds(launcher: str, seeds: int, evaluations: int) -> float:
         start = time.perf_counter()
         subprocess.run(args, cwd=ROOT, check=True, capture_output=True)
         elapsed = time.perf_counter() - start
-        runs = len(list(Path(out).rglob("run.parquet"))) - 1  # minus the sweep's own runs table
+        runs = len(list(Path(out).rglob("run.parquet")))
     print(f"{launcher:8s}: {runs} runs in {elapsed:6.1f} s", flush=True)
     return elapsed
 

@@ -71,6 +71,11 @@ class VcoptTspGAConf:
     max_gen: Optional[int] = None
 
 
+@dataclass
+class RandomSearchConf:
+    _target_: str = "heuristics.random_search.RandomSearch"
+
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     "budget": {"budget": BudgetConf},
     "puzzle": {"pentomino": PentominoConf},
@@ -80,6 +85,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "sa": SAConf,
         "vcopt_opt2": VcoptOpt2Conf,
         "vcopt_tspga": VcoptTspGAConf,
+        "random_search": RandomSearchConf,
     },
 }
 

@@ -5,6 +5,7 @@ import pytest
 from heuristics.ga import GA
 from heuristics.minimize import minimize
 from heuristics.objective import Budget
+from heuristics.random_search import RandomSearch
 from heuristics.sa import SimulatedAnnealing
 from heuristics.two_opt import TwoOpt
 from heuristics.vcopt_baselines import VcoptOpt2, VcoptTspGA
@@ -13,8 +14,8 @@ from puzzles.pentomino import PentominoStrip
 
 FIXED, FREE = PentominoStrip(), PentominoStrip(orientations="free")
 ALL = [TwoOpt(), TwoOpt(strategy="best", move="swap"), GA(), GA(crossover="pmx"), SimulatedAnnealing(),
-       VcoptOpt2(), VcoptTspGA()]
-ORIENTING = [TwoOpt(), GA(), SimulatedAnnealing()]
+       VcoptOpt2(), VcoptTspGA(), RandomSearch()]
+ORIENTING = [TwoOpt(), GA(), SimulatedAnnealing(), RandomSearch()]
 ids = lambda o: f"{o.name}-{id(o) % 97}"  # noqa: E731
 
 
