@@ -1,0 +1,204 @@
+"""Exact backtracking for small edge-matching boards (up to about 6 x 6): the true optimum.
+
+The optimum is the fewest unmatched inner edges (an edge matches when both sides carry the same
+colour other than 0, the border colour), over every placement of the pieces, with the given
+pieces fixed. Iterative deepening on the number of unmatched edges allowed, k = 0, 1, 2, ...:
+the first k with a board proves the optimum. Each depth-first search fills cells row-major and
+prunes early: a 0 facing an inner edge dooms that edge as soon as it is placed, and border
+colours (0) left over that the empty border sides cannot take must face inner edges, each of
+which then fails (two zeros at most per edge).
+
+Plain arrays in, plain arrays out: pieces are rows of an (m, 4) int array [left, top, right,
+bottom]; a result gives, per cell, the piece and its clockwise quarter turns.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from heuristics.edge_greedy import EMPTY, turn_table
+
+_DR = (0, -1, 0, 1)  # neighbour across side s: [left, top, right, bottom]
+_DC = (-1, 0, 1, 0)
+
+
+@dataclass(frozen=True)
+class ExactResult:
+    """The best board found, its unmatched inner edges, and whether that is proved optimal."""
+
+    piece: np.ndarray | None
+    rotation: np.ndarray | None
+    unmatched: int | None
+    optimal: bool
+    lower_bound: int
+    nodes: int
+
+
+@numba.njit(cache=True, nogil=True)
+def _cost(cell, p, r, n, piece, rot, table):
+    """Inner edges of `cell` that placing piece p (turned r) there dooms, counted once each.
+
+    An edge fails when its sides differ or carry 0; a 0 facing an empty cell already dooms the
+    edge, so it is counted now and not again when the neighbour comes.
+    """
+    row, col, bad = cell // n, cell % n, 0
+    for s in range(4):
+        rr, cc = row + _DR[s], col + _DC[s]
+        if rr < 0 or rr >= n or cc < 0 or cc >= n:
+            continue
+        q, a = rr * n + cc, table[p, r, s]
+        if piece[q] == EMPTY:
+            bad += a == 0
+            continue
+        b = table[piece[q], rot[q], (s + 2) % 4]
+        if b != 0 and (a != b or a == 0):
+            bad += 1
+    return bad
+
+
+@numba.njit(cache=True, nogil=True)
+def _needed(cell, side, n, piece, rot, table, any_colour):
+    """The colour `side` of `cell` must carry to match its filled neighbour, else any_colour."""
+    row, col = cell // n, cell % n
+    rr, cc = row + _DR[side], col + _DC[side]
+    if rr < 0 or cc < 0 or piece[rr * n + cc] == EMPTY:
+        return any_colour
+    q = rr * n + cc
+    b = table[piece[q], rot[q], (side + 2) % 4]
+    return any_colour if b == 0 else b  # a 0 there already doomed the edge
+
+
+@numba.njit(cache=True, nogil=True)
+def _candidates(cell, slack, n, piece, rot, table, starts):
+    """(first, end) in the candidate index: with no slack left, only turns matching left and top."""
+    width = int(np.sqrt(starts.shape[0] - 1))
+    a = b = width - 1
+    if slack == 0:
+        a = _needed(cell, 0, n, piece, rot, table, width - 1)
+        b = _needed(cell, 1, n, piece, rot, table, width - 1)
+    key = a * width + b
+    return starts[key], starts[key + 1]
+
+
+@numba.njit(cache=True, nogil=True)
+def _search(k, cells, piece, rot, used, twin, skip_turn, zeros, border, table, n, base, z0, b0,
+            starts, entries, max_nodes):
+    """Depth-first search for a board with <= k unmatched edges: 1 found, 0 none, -1 out of nodes."""
+    f, turns = cells.shape[0], table.shape[1]
+    nxt = np.zeros(f + 1, dtype=np.int64)
+    end = np.zeros(f + 1, dtype=np.int64)
+    bad = np.zeros(f + 1, dtype=np.int64)
+    zl = np.zeros(f + 1, dtype=np.int64)
+    bl = np.zeros(f + 1, dtype=np.int64)
+    bad[0], zl[0], bl[0] = base, z0, b0
+    nxt[0], end[0] = _candidates(cells[0], k - base, n, piece, rot, table, starts)
+    d, nodes = 0, 0
+    while d >= 0:
+        if d == f:
+            return 1, nodes
+        cell, placed = cells[d], False
+        while nxt[d] < end[d] and not placed:
+            p, r = entries[nxt[d]] // turns, entries[nxt[d]] % turns
+            nxt[d] += 1
+            if used[p] or (twin[p] >= 0 and not used[twin[p]]) or skip_turn[p, r]:
+                continue
+            z, b = zl[d] - zeros[p], bl[d] - border[cell]
+            cost = bad[d] + _cost(cell, p, r, n, piece, rot, table)
+            if cost + (max(z - b, 0) + 1) // 2 <= k:
+                piece[cell], rot[cell], used[p] = p, r, True
+                bad[d + 1], zl[d + 1], bl[d + 1] = cost, z, b
+                placed = True
+        nodes += 1
+        if nodes > max_nodes:
+            return -1, nodes
+        if placed:
+            d += 1
+            if d < f:
+                nxt[d], end[d] = _candidates(cells[d], k - bad[d], n, piece, rot, table, starts)
+        else:
+            d -= 1
+            if d >= 0:
+                used[piece[cells[d]]], piece[cells[d]] = False, EMPTY
+    return 0, nodes
+
+
+def _index(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Candidates (piece * turns + turn) by (left colour, top colour), either of which may be 'any'.
+
+    Key a * width + b, where width = colours + 1 and the last value of a or b means any colour;
+    `entries[starts[key]:starts[key + 1]]` lists the candidates in (piece, turn) order.
+    """
+    width = int(table.max()) + 2
+    lists: list[list[int]] = [[] for _ in range(width * width)]
+    any_colour = width - 1
+    for p in range(table.shape[0]):
+        for r in range(table.shape[1]):
+            a, b = int(table[p, r, 0]), int(table[p, r, 1])
+            for ka in (a, any_colour):
+                for kb in (b, any_colour):
+                    lists[ka * width + kb].append(p * table.shape[1] + r)
+    starts = np.cumsum([0] + [len(x) for x in lists]).astype(np.int64)
+    return starts, np.array([e for x in lists for e in x], dtype=np.int64)
+
+
+def _symmetries(colours: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """twin[p]: an earlier identical piece (use identical pieces in list order); turns that repeat one."""
+    twin = np.full(len(colours), -1, dtype=np.int64)
+    first: dict[tuple, int] = {}
+    for p, row in enumerate(map(tuple, colours)):
+        twin[p] = first.get(row, -1)
+        first[row] = p
+    skip = np.zeros(table.shape[:2], dtype=np.bool_)
+    for r in range(1, table.shape[1]):
+        skip[:, r] = (table[:, :r] == table[:, r:r + 1]).all(axis=2).any(axis=1)
+    return twin, skip
+
+
+def _start(colours, n, fixed, table):
+    """Board with the fixed pieces, the cells left to fill, and the unmatched edges among the fixed."""
+    piece = np.full(n * n, EMPTY, dtype=np.int64)
+    rot = np.zeros(n * n, dtype=np.int64)
+    used = np.zeros(len(colours), dtype=np.bool_)
+    base = 0
+    for cell, p, r in np.asarray(fixed if fixed is not None else [], dtype=np.int64).reshape(-1, 3):
+        base += _cost(cell, p, r, n, piece, rot, table)
+        piece[cell], rot[cell], used[p] = p, r, True
+    return piece, rot, used, np.nonzero(piece == EMPTY)[0], base
+
+
+def solve_exact(colours, n: int, fixed=None, rotations: bool = False,
+                max_nodes: int = 50_000_000) -> ExactResult:
+    """The fewest unmatched inner edges, proved by iterative deepening (see the module docstring).
+
+    Args:
+        colours: (n*n, 4) pieces [left, top, right, bottom], 0 = border.
+        fixed: rows (cell, piece, turns) already on the board.
+        rotations: may the other pieces turn?
+        max_nodes: give up after this many search nodes in all; the result then says
+            `optimal=False` and carries the proved lower bound.
+    """
+    colours = np.asarray(colours, dtype=np.int64)
+    if colours.shape != (n * n, 4):
+        raise ValueError(f"need an ({n * n}, 4) colour array for n={n}, got shape {colours.shape}")
+    table = turn_table(colours, rotations)
+    twin, skip = _symmetries(colours, table)
+    starts, entries = _index(table)
+    piece, rot, used, cells, base = _start(colours, n, fixed, table)
+    free = ~used
+    zeros = (colours == 0).sum(axis=1).astype(np.int64)
+    rows, cols = np.divmod(np.arange(n * n), n)
+    border = ((cols == 0).astype(np.int64) + (rows == 0) + (cols == n - 1) + (rows == n - 1))
+    z0, b0 = int(zeros[free].sum()), int(border[cells].sum())
+    spent, k = 0, base + (max(z0 - b0, 0) + 1) // 2
+    while k <= 2 * n * (n - 1):
+        status, nodes = _search(k, cells, piece, rot, used, twin, skip, zeros, border, table, n,
+                                base, z0, b0, starts, entries, max_nodes - spent)
+        spent += nodes
+        if status == 1:
+            return ExactResult(piece, rot, k, True, k, spent)
+        if status < 0:
+            return ExactResult(None, None, None, False, k, spent)
+        k += 1
+    raise AssertionError("every board has at most 2n(n-1) unmatched edges")
