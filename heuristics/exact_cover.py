@@ -104,19 +104,28 @@ def _popcount(x):
 
 
 @numba.njit(cache=True, nogil=True)
-def _regions_ok(empty, strides, plus, min_size, divisor):
+def _grow(region, s, plus):
+    """Add the neighbours along one axis (stride s; `plus` marks cells with a + neighbour)."""
+    return ((region & plus) << s) | ((region >> s) & plus)
+
+
+@numba.njit(cache=True, nogil=True)
+def _regions_ok(empty, spec):
     """Can every connected region of `empty` cells still be filled? (size >= min, divisible)
 
-    Cells are bits of one word laid out on a grid: the neighbour of cell i along axis a is
-    i + strides[a], where `plus[a]` marks the cells that have one. Regions grow by shifts.
+    Cells are bits of one word laid out on a grid. `spec` = (axes, stride x3, plus x3, cells,
+    min_size, divisor): the neighbour of cell i along axis a is i + stride[a], and plus[a] marks
+    the cells that have one. Regions grow by shifts, a whole front at a time.
     """
+    axes, min_size, divisor = spec[0], spec[8], spec[9]
     while empty:
         region = empty & (~empty + np.uint64(1))
         while True:
-            grown = region
-            for a in range(strides.shape[0]):
-                s = np.uint64(strides[a])
-                grown |= ((region & plus[a]) << s) | ((region >> s) & plus[a])
+            grown = region | _grow(region, spec[1], spec[4])
+            if axes > 1:
+                grown |= _grow(region, spec[2], spec[5])
+            if axes > 2:
+                grown |= _grow(region, spec[3], spec[6])
             grown &= empty
             if grown == region:
                 break
@@ -129,10 +138,9 @@ def _regions_ok(empty, strides, plus, min_size, divisor):
 
 
 @numba.njit(cache=True, nogil=True)
-def _choose(lm, primary, cov, base, start, mrv, region):
+def _choose(lm, primary, cov, base, start, mrv, spec):
     """The item to branch on next, by the chosen rule; _DEAD_END if a region cannot be filled."""
-    strides, plus, cells, min_size, divisor = region
-    if strides.shape[0] and not _regions_ok(cells & ~cov[base], strides, plus, min_size, divisor):
+    if spec[0] and not _regions_ok(spec[7] & ~cov[base], spec):
         return _DEAD_END
     if mrv:
         return _fewest_options(lm, primary, cov, base, start)
@@ -150,12 +158,14 @@ def _search(lm, rows, start, primary, mrv, region, budget, store, state, cov, it
     call; when `store` is set, solution j's rows are `out[j, :out_len[j]]`.
     """
     W = lm.shape[1]
+    spec = (region[0], region[1], region[2], region[3], region[4], region[5], region[6],
+            region[7], region[8], region[9])
     found = 0
     if state[1] == _DONE:
         return 0
     if state[1] == _FRESH:
         state[1] = _RUNNING
-        first = _choose(lm, primary, cov, 0, start, mrv, region)
+        first = _choose(lm, primary, cov, 0, start, mrv, spec)
         if first == _ALL_COVERED:  # nothing to cover: the empty set of rows is the one solution
             state[1] = _DONE
             if store:
@@ -181,7 +191,12 @@ def _search(lm, rows, start, primary, mrv, region, budget, store, state, cov, it
         chosen[d] = rows[k]
         for w in range(W):
             cov[base + W + w] = cov[base + w] | lm[k, w]
-        nxt = _choose(lm, primary, cov, base + W, start, mrv, region)
+        if spec[0] and not _regions_ok(spec[7] & ~cov[base + W], spec):
+            continue
+        if mrv:
+            nxt = _fewest_options(lm, primary, cov, base + W, start)
+        else:
+            nxt = _first_open(primary, cov, base + W)
         if nxt == _ALL_COVERED:
             if store:
                 out[found, : d + 1] = chosen[: d + 1]
@@ -243,13 +258,18 @@ class Regions:
     min_size: int = 1
     divisor: int = 1
 
-    def as_tuple(self) -> tuple:
-        """The rule as the compiled search takes it."""
-        return (np.array(self.strides, dtype=np.int64), np.array(self.plus, dtype=np.uint64),
-                np.uint64(self.cells), int(self.min_size), int(self.divisor))
+    def __post_init__(self):
+        if not 1 <= len(self.strides) == len(self.plus) <= 3:
+            raise PuzzleInputError("regions: give 1 to 3 axes, one stride and one plus mask each")
+
+    def spec(self) -> np.ndarray:
+        """The rule as the compiled search takes it: axes, 3 strides, 3 plus masks, cells, min, div."""
+        pad = 3 - len(self.strides)
+        return np.array([len(self.strides), *self.strides, *[0] * pad, *self.plus, *[0] * pad,
+                         self.cells, self.min_size, self.divisor], dtype=np.uint64)
 
 
-NO_REGIONS = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64), np.uint64(0), 1, 1)
+NO_REGIONS = np.zeros(10, dtype=np.uint64)
 
 
 class ExactCover:
@@ -301,7 +321,7 @@ class ExactCover:
             row_of, item_of = np.nonzero(bits)
         self.start, self.rows = _csr(row_of, item_of, n_items)
         self.listed = np.ascontiguousarray(masks[self.rows])
-        self.region = regions.as_tuple() if regions else NO_REGIONS
+        self.region = regions.spec() if regions else NO_REGIONS
         self.depth = int(is_primary.sum()) + 1
 
     def _run(self, budget: int, store: bool, batch: int) -> Iterator[np.ndarray | int]:

@@ -1,0 +1,197 @@
+"""The A-Puzzle-A-Day calendar puzzle: place every piece so that only today's cells stay open.
+
+Two boards, both 7 columns wide:
+- "classic" (seed 000): 12 month cells in two rows of six, then the days 1-31 in rows of seven;
+  8 pieces (seven pentominoes and a 2x3 rectangle), which may be turned and flipped.
+- "weekday" (seed 004): the same, then the weekdays Sun-Wed after day 31 and Thu-Sat in a last row;
+  10 pieces (seven pentominoes and three tetrominoes).
+
+A date is a set of open cells; the pieces must cover every other cell exactly once. The model is
+built once per board (every placement on the whole board), and each date keeps the placements
+that avoid its cells.
+"""
+from __future__ import annotations
+
+import calendar as _cal
+import datetime as dt
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from heuristics.exact_cover import ExactCover
+from puzzles.errors import PuzzleInputError
+from puzzles.packing import Board, Packing
+from puzzles.pieces import normalise, read_pieces
+
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")  # seed 004's order: 0 = Sunday
+LEAP_YEAR = 2024
+_DAYS = tuple(" ".join(str(d) for d in range(r, min(r + 7, 32))) for r in range(1, 32, 7))
+_CLASSIC = ("Jan Feb Mar Apr May Jun .", "Jul Aug Sep Oct Nov Dec .", *_DAYS[:4],
+            _DAYS[4] + " . . . .")
+_WEEKDAY = (*_CLASSIC[:6], _DAYS[4] + " Sun Mon Tue Wed", ". . . . Thu Fri Sat")
+BOARDS = {"classic": (_CLASSIC, "calendar"), "weekday": (_WEEKDAY, "calendar_weekday")}
+
+
+@dataclass(frozen=True)
+class Day:
+    """A calendar date to show: month 1-12, day 1-31, weekday 0-6 (Sunday first) or None."""
+
+    month: int
+    day: int
+    weekday: int | None = None
+
+    def labels(self) -> list[str]:
+        """The labels of the cells this date leaves open."""
+        labels = [MONTHS[self.month - 1], str(self.day)]
+        return labels + ([WEEKDAYS[self.weekday]] if self.weekday is not None else [])
+
+    def __str__(self) -> str:
+        text = f"{MONTHS[self.month - 1]} {self.day}"
+        return text + (f" ({WEEKDAYS[self.weekday]})" if self.weekday is not None else "")
+
+
+def parse_date(value: str | dt.date | None = None, weekday: str | int | None = None) -> Day:
+    """A Day from 'YYYY-MM-DD', 'MM-DD', a date, or None (today); the weekday follows the year."""
+    if value is None:
+        value = dt.date.today()
+    if isinstance(value, dt.date):
+        return Day(value.month, value.day, (value.isoweekday() % 7) if weekday is None
+                   else _weekday(weekday))
+    parts = str(value).strip().split("-")
+    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
+        raise PuzzleInputError(f"date {value!r} is not YYYY-MM-DD or MM-DD (e.g. 2026-11-21)")
+    *year, month, day = (int(p) for p in parts)
+    _check_day(month, day, year[0] if year else LEAP_YEAR, value)
+    if year and weekday is None:
+        return parse_date(dt.date(year[0], month, day))
+    return Day(month, day, None if weekday is None else _weekday(weekday))
+
+
+def _check_day(month: int, day: int, year: int, text) -> None:
+    """Raise one clear line if month/day is not a date of `year`."""
+    if not 1 <= month <= 12:
+        raise PuzzleInputError(f"date {text!r}: there is no month {month}; months are 1-12")
+    last = _cal.monthrange(year, month)[1]
+    if not 1 <= day <= last:
+        raise PuzzleInputError(
+            f"date {text!r}: {MONTHS[month - 1]} has days 1-{last}"
+            + (f" in {year}" if month == 2 else "") + f", not {day}")
+
+
+def _weekday(value: str | int) -> int:
+    """A weekday number 0-6 (Sunday first) from a number or a name such as 'Sat'."""
+    names = [w.lower() for w in WEEKDAYS]
+    text = str(value).strip().lower()[:3]
+    if text in names:
+        return names.index(text)
+    if text.isdigit() and 0 <= int(text) <= 6:
+        return int(text)
+    raise PuzzleInputError(f"weekday {value!r} is not one of {', '.join(WEEKDAYS)} (or 0-6, Sun=0)")
+
+
+def year_days(year: int = LEAP_YEAR) -> list[Day]:
+    """Every date of a year, with its weekday."""
+    first = dt.date(year, 1, 1)
+    days = (first + dt.timedelta(n) for n in range(366 if _cal.isleap(year) else 365))
+    return [Day(d.month, d.day, d.isoweekday() % 7) for d in days]
+
+
+class Calendar:
+    """A calendar board with its pieces; solve or count the fillings that show a date.
+
+    Args:
+        board: "classic" (seed 000, 8 pieces) or "weekday" (seed 004, 10 pieces).
+        reflections: may pieces be flipped over (both seeds: yes)?
+    """
+
+    def __init__(self, board: str = "classic", reflections: bool = True):
+        if board not in BOARDS:
+            raise PuzzleInputError(
+                f"unknown calendar board {board!r}; choose one of: {', '.join(BOARDS)}")
+        rows, pieces = BOARDS[board]
+        self.name = board
+        self.layout = [row.split() for row in rows]
+        cells = [(r, c) for r, row in enumerate(self.layout) for c, t in enumerate(row) if t != "."]
+        self.labels = [self.layout[r][c] for r, c in cells]
+        self.packing = Packing(Board(normalise(np.array(cells))), read_pieces(pieces), reflections)
+        self.weekdays = board == "weekday"
+
+    def open_cells(self, day: Day) -> list[int]:
+        """The board cells a date leaves uncovered."""
+        if self.weekdays and day.weekday is None:
+            raise PuzzleInputError(
+                "the weekday board needs a weekday: give a full date (YYYY-MM-DD) or a weekday")
+        labels = day.labels() if self.weekdays else day.labels()[:2]
+        return [self.labels.index(t) for t in labels]
+
+    def problem(self, day: Day) -> tuple[ExactCover, np.ndarray]:
+        """The exact-cover problem of one date, and its rows' placement indices."""
+        return self.packing.problem(self.open_cells(day))
+
+    def solve(self, day: Day, limit: int | None = 1) -> list[np.ndarray]:
+        """Up to `limit` solutions (None: all), each as the covering piece per board cell."""
+        problem, keep = self.problem(day)
+        return [self.packing.owners(keep[s]) for s in problem.solutions(limit)]
+
+    def count(self, day: Day, limit: int | None = None) -> int:
+        """The number of solutions of a date (stopping at `limit`)."""
+        return self.problem(day)[0].count(limit)
+
+    def count_days(self, days: Iterable[Day], limit: int | None = None) -> Iterator[dict]:
+        """One row (month, day[, weekday], solutions) per date, lazily (wrap it in a progress bar)."""
+        for day in days:
+            row = {"month": day.month, "day": day.day}
+            if self.weekdays:
+                row["weekday"] = WEEKDAYS[day.weekday]
+            yield {**row, "solutions": self.count(day, limit)}
+
+    def all_weekdays(self, days: Iterable[Day]) -> Iterator[Day]:
+        """Each date with each of the seven weekdays (the weekday board's full table)."""
+        for day in days:
+            for w in range(7):
+                yield Day(day.month, day.day, w)
+
+    def grid_labels(self) -> list[list[str]]:
+        """The board's labels on its bounding box ('' off the board)."""
+        return [["" if t == "." else t for t in row] + [""] * (7 - len(row)) for row in self.layout]
+
+    def draw(self, owner: np.ndarray, day: Day, ax=None, title: str | None = None):
+        """The filled board: pieces coloured, every cell labelled, the date's cells left white."""
+        from puzzles.pictures import draw_grid
+        grid = self.packing.grid(owner)
+        fig = draw_grid(grid, ax=ax, title=title or f"{day}", labels=self.grid_labels())
+        _grey_off_board(fig.axes[0] if ax is None else ax, self.packing.board.occupancy())
+        return fig
+
+
+def _grey_off_board(ax, occupancy: np.ndarray) -> None:
+    """Shade the cells of the bounding box that are not part of the board."""
+    import matplotlib.patches as patches
+    for r, c in np.argwhere(~occupancy):
+        ax.add_patch(patches.Rectangle((c - 0.5, r - 0.5), 1, 1, color="0.75"))
+
+
+def year_pivot(table) -> "object":
+    """Solutions per date as a month x day table (summed over weekdays when there are several)."""
+    pivot = table.pivot_table(index="month", columns="day", values="solutions", aggfunc="sum")
+    pivot.index = [MONTHS[m - 1] for m in pivot.index]
+    return pivot
+
+
+def heatmap(table, title: str = "solutions per date"):
+    """A month x day heatmap of solution counts, each cell annotated."""
+    import matplotlib.pyplot as plt
+    pivot = year_pivot(table)
+    values = pivot.to_numpy(dtype=float)
+    fig, ax = plt.subplots(figsize=(16, 5))
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", aspect="auto")
+    for (r, c), v in np.ndenumerate(values):
+        if not np.isnan(v):
+            ax.text(c, r, f"{int(v)}", ha="center", va="center", fontsize=6, color="white")
+    ax.set_xticks(range(values.shape[1]), [str(d) for d in pivot.columns], fontsize=7)
+    ax.set_yticks(range(values.shape[0]), list(pivot.index))
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, fraction=0.02)
+    return fig
