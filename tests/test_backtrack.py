@@ -1,0 +1,65 @@
+import itertools
+
+import numpy as np
+import pytest
+
+from heuristics.backtrack import solve_exact
+from puzzles.edge_matching import EdgeMatching, Layout, count_unmatched, turn_table
+
+
+def brute_force(colours, n, rotations, centre=None):
+    """The optimum by trying every placement (tiny boards only)."""
+    table, cells = turn_table(colours), n * n
+    free = [p for p in range(cells) if p != centre]
+    best = 4 * cells
+    for perm in itertools.permutations(free):
+        order = list(perm)
+        if centre is not None:
+            order.insert(centre, centre)
+        for turns in itertools.product(range(4 if rotations else 1), repeat=cells):
+            best = min(best, count_unmatched(np.array(order), np.array(turns), table, n))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_optimum_equals_brute_force_on_2x2_with_rotations(seed):
+    colours = np.random.default_rng(seed).integers(0, 3, size=(4, 4))
+    assert solve_exact(colours, 2, rotations=True).unmatched == brute_force(colours, 2, True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_optimum_equals_brute_force_on_3x3_with_the_centre_given(seed):
+    colours = np.random.default_rng(100 + seed).integers(0, 3, size=(9, 4))
+    result = solve_exact(colours, 3, fixed=[[4, 4, 0]])
+    assert result.optimal and result.unmatched == brute_force(colours, 3, False, centre=4)
+    assert result.piece[4] == 4
+
+
+@pytest.mark.parametrize("n, rotations, fix_centre", [(5, False, True), (6, False, False), (6, True, False)])
+@pytest.mark.parametrize("colours", [2, 4, 8, 30])
+def test_generated_boards_up_to_6x6_are_solved_perfectly(n, rotations, fix_centre, colours):
+    p = EdgeMatching(n=n, colours=colours, rotations=rotations, fix_centre=fix_centre, instance_seed=colours)
+    result = solve_exact(p.colours, n, p.fixed, rotations=rotations)
+    assert result.optimal and result.unmatched == 0
+    layout = Layout(n, result.piece, result.rotation)
+    p.check(layout)  # each piece once, the centre in place
+    assert p.fitness(p.encode(layout)) == 0
+
+
+@pytest.mark.parametrize("n", [4, 5, 6])
+def test_a_colour_seen_once_makes_the_optimum_exactly_one(n):
+    p = EdgeMatching(n=n, colours=6, fix_centre=False, instance_seed=2)
+    colours = p.colours.copy()
+    colours[tuple(np.argwhere(colours > 0)[0])] = 99  # that side can never match
+    result = solve_exact(colours, n)
+    assert result.optimal and result.unmatched == 1
+    assert count_unmatched(result.piece, result.rotation, turn_table(colours), n) == 1
+
+
+def test_running_out_of_nodes_reports_a_lower_bound_not_a_board():
+    p = EdgeMatching(n=6, colours=4, rotations=True, fix_centre=False, instance_seed=0)
+    colours = p.colours.copy()
+    colours[tuple(np.argwhere(colours > 0)[0])] = 99
+    result = solve_exact(colours, 6, rotations=True, max_nodes=1000)
+    assert not result.optimal and result.piece is None
+    assert result.nodes <= 1001 and result.lower_bound <= 1  # the optimum is 1

@@ -1,0 +1,219 @@
+import hashlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.seed_greedy_plain import check as seed_check
+from puzzles.edge_generators import generate, inner_edges
+from puzzles.edge_io import PieceList, read_pieces, write_pieces
+from puzzles.edge_matching import EdgeMatching, Layout, board_scores, colour_board, turn_layout
+from puzzles.edge_pictures import bad_sides
+from puzzles.errors import PuzzleInputError
+
+# A 3x3 board worked out by hand, pieces [left, top, right, bottom] in their home cells 0..8.
+# Inner edges: rows h = (1, 2), (3, 1), (2, 3); columns v = (2, 3, 1), (1, 2, 3).
+HAND = np.array([[0, 0, 1, 2], [1, 0, 2, 3], [2, 0, 0, 1],
+                 [0, 2, 3, 1], [3, 3, 1, 2], [1, 1, 0, 3],
+                 [0, 1, 2, 0], [2, 2, 3, 0], [3, 3, 0, 0]])
+
+
+def hand_file(tmp_path, hints=""):
+    """The hand board as a piece file, pieces listed in home order."""
+    path = tmp_path / "hand.txt"
+    path.write_text("# order: left top right bottom\n" + hints + "\n".join(" ".join(map(str, p)) for p in HAND))
+    return path
+
+
+def hand_puzzle(tmp_path) -> EdgeMatching:
+    return EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path)), fix_centre=False)
+
+
+@pytest.mark.parametrize("generator", ["seed", "uniform"])
+@pytest.mark.parametrize("n, colours", [(3, 1), (5, 4), (7, 30), (13, 312), (16, 22)])
+@pytest.mark.parametrize("rotations", [False, True])
+def test_generating_arrangement_scores_100_percent(generator, n, colours, rotations):
+    p = EdgeMatching(n=n, colours=colours, generator=generator, rotations=rotations,
+                     fix_centre=n % 2 == 1, instance_seed=7)
+    solution = p.solution()
+    scores = p.score_layout(solution)
+    assert scores["match_rate"] == 1.0 and scores["edge_score"] == 1.0
+    assert scores["matched_edges"] == inner_edges(n) and scores["border_sides_ok"] == 4 * n
+    assert p.fitness(p.encode(solution)) == 0.0 == p.known_optimum
+
+
+def test_shuffled_pieces_are_not_already_solved():
+    p = EdgeMatching(n=7, colours=10, rotations=True, fix_centre=False, instance_seed=1)
+    assert p.fitness(p.space.identity()) > 20
+    assert p.solution().rotation.any()  # pieces were dealt turned
+
+
+def test_swapping_two_pieces_of_the_hand_board(tmp_path):
+    p = hand_puzzle(tmp_path)
+    assert p.score_layout(Layout(3, np.arange(9), np.zeros(9, int)))["unmatched_edges"] == 0
+    swapped = Layout(3, np.array([0, 3, 2, 1, 4, 5, 6, 7, 8]), np.zeros(9, int))
+    s = p.score_layout(swapped)
+    # by hand: edges h(0,0) h(0,1) h(1,0) v(0,0) v(0,1) v(1,0) fail; border sides: cell 1 shows
+    # 2 on top, cell 3 shows 1 on the left, so 10 of 12 carry 0.
+    assert (s["unmatched_edges"], s["matched_edges"], s["border_sides_ok"]) == (6, 6, 10)
+    assert s["match_rate"] == pytest.approx((10 + 2 * 6) / 36)
+    assert s["edge_score"] == 0.5
+    assert p.fitness(p.encode(swapped)) == 6
+
+
+def test_seed_accuracy_counts_zero_against_zero_inside_but_edge_score_does_not(tmp_path):
+    p = hand_puzzle(tmp_path)
+    # pieces 6 -> cell 3, 1 -> cell 6, 3 -> cell 1: cell 3's bottom 0 meets cell 6's top 0.
+    layout = Layout(3, np.array([0, 3, 2, 6, 4, 5, 1, 7, 8]), np.zeros(9, int))
+    s = p.score_layout(layout)
+    assert s["unmatched_edges"] == 6 and s["border_sides_ok"] == 9
+    assert s["match_rate"] == pytest.approx(23 / 36)  # 9 border sides + 2 x 7 equal inner edges
+    assert seed_check([list(HAND[k]) for k in layout.piece]) == 23  # the seed's own count agrees
+
+
+def test_mismatch_marks_cover_each_failed_edge_twice_and_each_bad_border_side(tmp_path):
+    p = hand_puzzle(tmp_path)
+    board = colour_board(Layout(3, np.array([0, 3, 2, 1, 4, 5, 6, 7, 8]), np.zeros(9, int)), p.table)
+    assert bad_sides(board).sum() == 2 * 6 + 2
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), turns=st.integers(1, 3))
+def test_scores_are_symmetric_under_turning_the_whole_board(seed, turns):
+    p = EdgeMatching(n=6, colours=5, rotations=True, fix_centre=False, instance_seed=3)
+    layout = p.decode(p.space.random(np.random.default_rng(seed)))
+    turned = layout
+    for _ in range(turns):
+        turned = turn_layout(turned)
+    assert not np.array_equal(turned.piece, layout.piece)
+    assert p.score_layout(turned) == p.score_layout(layout)
+    assert p.fitness(p.encode(turned)) == p.fitness(p.encode(layout))
+    for _ in range(4 - turns):
+        turned = turn_layout(turned)
+    assert np.array_equal(turned.piece, layout.piece) and np.array_equal(turned.rotation, layout.rotation)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), rotations=st.booleans())
+def test_compiled_fitness_agrees_with_the_numpy_scores(seed, rotations):
+    p = EdgeMatching(n=5, colours=3, rotations=rotations, hints=[[0, 0], [4, 1]], instance_seed=seed % 50)
+    genome = p.space.random(np.random.default_rng(seed))
+    layout = p.decode(genome)
+    assert p.fitness(genome) == board_scores(colour_board(layout, p.table))["unmatched_edges"]
+    assert p.fitness(list(genome)) == p.fitness(genome)  # DEAP hands over lists
+    p.check(layout)
+    assert np.array_equal(p.encode(layout), genome)
+
+
+def test_the_centre_and_hints_stay_where_the_solution_has_them():
+    p = EdgeMatching(n=5, colours=6, hints=[[0, 4], [3, 1]], instance_seed=2)
+    assert p.space.n == 25 - 3
+    sol = p.solution()
+    for genome in (p.space.identity(), p.space.random(np.random.default_rng(0))):
+        layout = p.decode(genome)
+        for cell in (12, 4, 16):
+            assert layout.piece[cell] == sol.piece[cell]
+
+
+def test_generators_are_fixed_by_their_seed():
+    a, b = (EdgeMatching(n=13, colours=20, instance_seed=5).colours for _ in range(2))
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, EdgeMatching(n=13, colours=20, instance_seed=6).colours)
+    # numpy's PCG64 stream is the same on every machine: pin the instance's bytes.
+    digest = hashlib.sha256(np.ascontiguousarray(a, dtype="<i8").tobytes()).hexdigest()[:16]
+    assert digest == PINNED_DIGEST
+
+
+PINNED_DIGEST = "c002a236b6bd93da"  # generator "seed", n 13, colours 20, instance seed 5
+
+
+def test_seed_generator_deals_every_colour_equally_often():
+    board = generate("seed", 9, 7, np.random.default_rng(0))
+    right, bottom = board[:, 2], board[:, 3]
+    counts = np.bincount(np.concatenate([right[right > 0], bottom[bottom > 0]]))[1:]
+    assert len(counts) == 7 and counts.max() - counts.min() <= 1  # full palette cycles
+
+
+def test_uniform_generator_draws_each_edge_independently():
+    board = generate("uniform", 16, 4, np.random.default_rng(1))
+    inner = board[:, 2][board[:, 2] > 0]
+    assert set(np.unique(inner)) == {1, 2, 3, 4}
+    assert np.bincount(inner)[1:].std() > 1  # not dealt in cycles
+
+
+def test_piece_files_round_trip(tmp_path):
+    p = EdgeMatching(n=5, colours=6, rotations=True, fix_centre=True, instance_seed=4)
+    hints = tuple((int(c) // 5, int(c) % 5, int(q), int(t)) for c, q, t in p.fixed)
+    path = tmp_path / "five.txt"
+    write_pieces(path, PieceList(p.colours, 5, hints), order="top right bottom left")
+    assert path.read_text().splitlines()[1] == "# order: top right bottom left"
+    back = read_pieces(path)
+    assert np.array_equal(back.colours, p.colours) and back.n == 5 and back.hints == hints
+    q = EdgeMatching(generator="file", pieces_file=str(path), rotations=True, fix_centre=False)
+    genome = p.space.random(np.random.default_rng(9))
+    assert q.fitness(genome) == p.fitness(genome)
+
+
+def test_order_option_overrides_a_missing_header(tmp_path):
+    path = tmp_path / "nsew.txt"
+    path.write_text("\n".join(" ".join(map(str, p[[1, 2, 3, 0]])) for p in HAND))  # top right bottom left
+    assert np.array_equal(read_pieces(path, order="n e s w").colours, HAND)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(n=5, colours=41), ["colours=41", "40 inner edges", "1 <= colours <= 40"]),
+    (dict(n=5, colours=0), ["colours=0", "1 <= colours"]),
+    (dict(n=6, colours=5), ["odd n", "fix_centre=false"]),
+    (dict(n=5, colours=3, generator="spiral"), ["spiral", "seed", "uniform"]),
+    (dict(n=5, colours=3, hints=[[5, 0]]), ["hints", "0 <= row, col < 5"]),
+    (dict(n=5, colours=3, hints=[[2, 2]]), ["share a cell"]),
+    (dict(generator="file"), ["pieces_file"]),
+])
+def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, words):
+    with pytest.raises(PuzzleInputError) as err:
+        EdgeMatching(**kwargs)
+    message = str(err.value)
+    assert "\n" not in message and all(w in message for w in words), message
+
+
+@pytest.mark.parametrize("text, words", [
+    ("# order: left top right bottom\n0 0 1 2\n1 0 2\n", ["line 3", "expected 4 integers", "'1 0 2'"]),
+    ("# order: left top right bottom\n0 0 1 x\n", ["line 2", "'0 0 1 x'"]),
+    ("0 0 1 2\n", ["edge order is not stated", "# order: left top right bottom"]),
+    ("# order: left up right\n0 0 1 2\n", ["not an edge order"]),
+    ("# order: l t r b\n" + "0 0 1 2\n" * 5, ["5 pieces do not fill a square board"]),
+    ("# order: l t r b\n# size: 3\n" + "0 0 1 2\n" * 4, ["size 3 needs 9 pieces"]),
+    ("# order: l t r b\n" + "0 0 1 -2\n" * 4, ["colours must be >= 0"]),
+    ("# order: l t r b\n# hint: 0 5 1 0\n" + "0 0 1 2\n" * 4, ["hint 0 5 1 0", "off the board"]),
+])
+def test_malformed_piece_files_end_with_one_clear_line(tmp_path, text, words):
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    with pytest.raises(PuzzleInputError) as err:
+        read_pieces(path)
+    message = str(err.value)
+    assert "\n" not in message and all(w in message for w in words), message
+
+
+def test_file_instances_need_explicit_hints_for_a_fixed_centre(tmp_path):
+    with pytest.raises(PuzzleInputError, match="fix_centre=false"):
+        EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path)))
+    p = EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path, "# hint: 1 1 4 0\n")),
+                     fix_centre=False)
+    assert p.space.n == 8 and p.known_optimum is None
+    assert p.decode(p.space.identity()).piece[4] == 4
+
+
+def test_turned_hints_need_rotations(tmp_path):
+    with pytest.raises(PuzzleInputError, match="rotations=true"):
+        EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path)), fix_centre=False,
+                     hints=[[1, 1, 4, 2]])
+
+
+def test_picture_draws_four_triangles_per_piece(tmp_path):
+    p = hand_puzzle(tmp_path)
+    fig = p.draw(p.decode(p.space.identity()))
+    polys = fig.axes[0].collections[0]
+    assert len(polys.get_paths()) == 4 * 9
+    assert "seed's accuracy" in fig.axes[0].get_title()
