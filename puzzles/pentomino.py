@@ -141,8 +141,8 @@ class PentominoStrip:
         """Best possible gap count, where it is known (see README: how each was established)."""
         if self.pieces_name != "pentominoes":
             return None
-        if self.orientations == "fixed":
-            return 12.0 if self.width == 6 else None
+        if self.orientations == "fixed":  # exhaustive search: puzzles/pentomino_exhaustive.py
+            return {6: 12.0, 7: 10.0}.get(self.width)
         return 0.0 if self.width in (3, 4, 5, 6, 10, 12, 15, 20) else None
 
     def params(self) -> dict[str, Any]:
@@ -170,6 +170,11 @@ class PentominoStrip:
             cells = self.shapes[p][o]
             grid[cells[:, 0] + r, cells[:, 1] + c] = self.pieces[p].id
         return Layout(grid, placements)
+
+    def text(self, layout: Layout) -> str:
+        """The packing as rows of piece letters ('.' for a gap), for the console."""
+        names = {p.id: p.name for p in self.pieces}
+        return "\n".join(" ".join(names.get(int(v), ".") for v in row) for row in layout.grid)
 
     def draw(self, layout: Layout, ax=None):
         """A coloured grid with piece ids (the seed's picture, labelled)."""

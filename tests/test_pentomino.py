@@ -63,7 +63,7 @@ def test_free_layouts_are_valid(order, turns):
 
 
 def test_known_optimum_only_where_known():
-    assert PentominoStrip(width=7).known_optimum is None
+    assert PentominoStrip(width=8).known_optimum is None
     assert PentominoStrip(width=5, orientations="free").known_optimum == 0
 
 
@@ -81,3 +81,7 @@ def test_unknown_orientation_mode_is_refused():
 
 def test_seed_decoder_baseline_agrees_on_the_seed_field():
     assert bottom_left(range(12), seed_pieces(FIXED.pieces)).shape == (17, 6)
+
+
+def test_text_picture_uses_piece_letters():
+    assert FIXED.text(FIXED.decode(np.arange(12))).splitlines()[:2] == ["I I I I I .", "L . . . . ."]

@@ -57,6 +57,8 @@ def run(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     row = run_row(cfg, puzzle, optimizer, result, trace)
     write_figure(puzzle.draw(puzzle.decode(result.best_genome)), run_dir / "best.png")
     write_record(run_dir, row, trace)
+    if cfg.progress and hasattr(puzzle, "text"):
+        print(puzzle.text(puzzle.decode(result.best_genome)))
     return row
 
 
