@@ -1,7 +1,9 @@
 """vcopt's opt2 and tspGA, run unchanged on the project's objective, as baselines.
 
 vcopt ends a run when it meets its own stopping rule; the adapters then restart it with a new
-seed until the objective's budget stops them. vcopt orders items only: it has no orientation genes.
+seed until the objective's budget stops them. vcopt orders items and nothing else, so where the
+space has orientations the adapters hand it a permutation of (item, orientation) tokens instead:
+each item takes the place and the orientation of its first token (see `TokenEncoding`).
 """
 from __future__ import annotations
 
@@ -9,15 +11,48 @@ import numpy as np
 from vcopt import vcopt
 
 from heuristics.objective import Objective
-from puzzles.errors import PuzzleInputError
+from puzzles.space import PermutationSpace
 
 
-def _order_only(objective: Objective, name: str) -> None:
-    """vcopt cannot search orientations; say so instead of silently ignoring them."""
-    if objective.space.orientations:
-        raise PuzzleInputError(
-            f"{name} orders items only and cannot choose orientations; "
-            "use it on a fixed-orientation puzzle (e.g. puzzle.orientations=fixed)")
+class TokenEncoding:
+    """Orders and orientations as one permutation, for optimisers that only permute.
+
+    There is one token per (item, orientation) pair; a permutation of tokens decodes to the order
+    in which items first appear, each with the orientation of its first token. Every genome of the
+    space is reachable, so a permutation-only optimiser searches the whole space.
+    """
+
+    def __init__(self, space: PermutationSpace):
+        self.space = space
+        counts = space.orientations or (1,) * space.n
+        self.items = np.repeat(np.arange(space.n), counts)
+        self.turns = np.concatenate([np.arange(k) for k in counts])
+
+    @property
+    def size(self) -> int:
+        return len(self.items)
+
+    def decode(self, tokens) -> np.ndarray:
+        """The genome that a permutation of tokens stands for."""
+        tokens = np.asarray(tokens)
+        if not self.space.orientations:
+            return tokens
+        _, first = np.unique(self.items[tokens], return_index=True)
+        return np.concatenate([np.argsort(first), self.turns[tokens[first]]])
+
+    def identity(self) -> np.ndarray:
+        """Tokens in id order: items in id order, each as drawn."""
+        return np.arange(self.size)
+
+
+class _Encoded:
+    """The objective seen through the token encoding (what vcopt calls)."""
+
+    def __init__(self, objective: Objective, encoding: TokenEncoding):
+        self.objective, self.encoding = objective, encoding
+
+    def __call__(self, tokens) -> float:
+        return self.objective(self.encoding.decode(tokens))
 
 
 def _aim(objective: Objective) -> float:
@@ -34,13 +69,12 @@ class VcoptOpt2:
         self.start = start
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        _order_only(objective, self.name)
-        space = objective.space
-        para = space.identity() if self.start == "identity" else space.random(rng)
+        encoding = TokenEncoding(objective.space)
+        score = _Encoded(objective, encoding)
+        para = encoding.identity() if self.start == "identity" else rng.permutation(encoding.size)
         while True:
-            vcopt().opt2(para, objective, _aim(objective), show_para_func=None,
-                         seed=int(rng.integers(2**31)))
-            para = space.random(rng)
+            vcopt().opt2(para, score, _aim(objective), show_para_func=None, seed=int(rng.integers(2**31)))
+            para = rng.permutation(encoding.size)
 
 
 class VcoptTspGA:
@@ -52,8 +86,8 @@ class VcoptTspGA:
         self.pool_num, self.max_gen = pool_num, max_gen
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        _order_only(objective, self.name)
-        items = np.arange(objective.space.n)
+        encoding = TokenEncoding(objective.space)
+        score = _Encoded(objective, encoding)
         while True:
-            vcopt().tspGA(items, objective, _aim(objective), show_pool_func=None,
+            vcopt().tspGA(encoding.identity(), score, _aim(objective), show_pool_func=None,
                           seed=int(rng.integers(2**31)), pool_num=self.pool_num, max_gen=self.max_gen)

@@ -54,7 +54,8 @@ def test_tiny_multirun_writes_the_aggregate_table(tmp_path):
     (["puzzle.width=3"], "narrower than piece 1"),
     (["puzzle.widht=7"], "widht"),
     (["puzzle.width=six"], "width"),
-    (["puzzle.orientations=free", "optimizer=vcopt_tspga"], "cannot choose orientations"),
+    (["optimizer.crossover=uniform"], "optimizer.crossover must be one of ['ordered', 'pmx'], got 'uniform'"),
+    (["puzzle.orientations=sometimes"], "puzzle.orientations must be 'fixed' or 'free'"),
 ])
 def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, fragment):
     proc = run_app(*overrides, f"hydra.run.dir={tmp_path}")
