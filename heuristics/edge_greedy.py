@@ -151,34 +151,72 @@ def _fill_corners(piece, rot, used, table, n):
 
 
 @numba.njit(cache=True, nogil=True)
-def _step(piece, rot, used, pool, table, has_zero, n, faithful, target, number):
-    """Place one piece: the best-scoring one in the best empty cell. Returns the cell, or -1."""
-    best, cell_at, p_at, r_at = -1, -1, -1, 0
+def _choose(cell, piece, rot, used, pool, table, has_zero, n, faithful, target, number):
+    """(score, piece, turns) of the best piece for one empty cell, by the chosen rule set."""
+    _targets(cell, n, piece, rot, table, faithful, target)
+    if faithful:
+        k, p = _faithful_choice(cell, n, pool, table, has_zero, target, number)
+        return k, p, 0
+    return _corrected_choice(cell, n, used, table, has_zero, target)
+
+
+@numba.njit(cache=True, nogil=True)
+def _invalidate(cell, p, n, known, best, faithful):
+    """Forget the choices that placing piece p in `cell` can change.
+
+    A cell's choice depends only on its four neighbours and, when pieces leave the pool
+    (corrected rules), on whether its chosen piece is still there.
+    """
+    r, c = cell // n, cell % n
+    if c > 0:
+        known[cell - 1] = False
+    if c < n - 1:
+        known[cell + 1] = False
+    if r > 0:
+        known[cell - n] = False
+    if r < n - 1:
+        known[cell + n] = False
+    if not faithful:
+        for x in range(n * n):
+            if best[x, 1] == p:
+                known[x] = False
+
+
+@numba.njit(cache=True, nogil=True)
+def _step(piece, rot, used, pool, table, has_zero, n, faithful, target, number, known, best):
+    """Place one piece: the best-scoring one in the best empty cell (first on ties). Returns the cell."""
+    top, at = -1, -1
     last = n * n - 1 if faithful else n * n  # the seed's calc_remain_index skips the last cell
     for cell in range(last):
         if piece[cell] != EMPTY:
             continue
-        _targets(cell, n, piece, rot, table, faithful, target)
-        if faithful:
-            k, p = _faithful_choice(cell, n, pool, table, has_zero, target, number)
-            r = 0
-        else:
-            k, p, r = _corrected_choice(cell, n, used, table, has_zero, target)
-        if p != EMPTY and k > best:
-            best, cell_at, p_at, r_at = k, cell, p, r
-    if cell_at >= 0:
-        piece[cell_at], rot[cell_at], used[p_at] = p_at, r_at, True
-    return cell_at
+        if not known[cell]:
+            best[cell, 0], best[cell, 1], best[cell, 2] = _choose(
+                cell, piece, rot, used, pool, table, has_zero, n, faithful, target, number)
+            known[cell] = True
+        if best[cell, 1] != EMPTY and best[cell, 0] > top:
+            top, at = best[cell, 0], cell
+    if at >= 0:
+        p = best[at, 1]
+        piece[at], rot[at], used[p] = p, best[at, 2], True
+        _invalidate(at, p, n, known, best, faithful)
+    return at
 
 
 @numba.njit(cache=True, nogil=True)
 def _run(piece, rot, used, pool, table, has_zero, n, faithful):
-    """Greedy steps: the seed runs one step per pool piece; the corrected solver until the board is full."""
+    """Greedy steps: the seed runs one step per pool piece; the corrected solver until the board is full.
+
+    Each empty cell's choice is kept until a neighbour is filled (or, corrected, its piece is
+    used elsewhere), which gives the same boards as recomputing every cell at every step.
+    """
     target = np.empty(4, dtype=np.int64)
     number = np.empty(max(pool.shape[0], 1), dtype=np.int64)
+    known = np.zeros(n * n, dtype=np.bool_)
+    best = np.full((n * n, 3), EMPTY, dtype=np.int64)
     steps = pool.shape[0] if faithful else n * n
     for _ in range(steps):
-        if _step(piece, rot, used, pool, table, has_zero, n, faithful, target, number) < 0:
+        if _step(piece, rot, used, pool, table, has_zero, n, faithful, target, number, known, best) < 0:
             break
 
 

@@ -98,3 +98,21 @@ def test_bad_inputs_are_refused():
         greedy(HAND, 3, rotations=True, seed_faithful=True)
     with pytest.raises(ValueError, match="corner"):
         greedy(np.ones((9, 4)), 3, seed_faithful=True)
+
+
+@pytest.mark.parametrize("rotations", [False, True])
+def test_kept_choices_give_the_boards_of_recomputing_every_step(rotations):
+    from heuristics import edge_greedy as eg
+
+    for n, colours in ((5, 2), (7, 3), (9, 20)):
+        p = EdgeMatching(n=n, colours=colours, rotations=rotations, fix_centre=False, hints=[[1, 1]])
+        fast = greedy(p.colours, n, p.fixed, rotations=rotations)
+        piece, rot, used = eg._start(p.colours, n, p.fixed)
+        table = turn_table(p.colours, rotations)
+        eg._fill_corners(piece, rot, used, table, n)
+        pool, has_zero = np.nonzero(~used)[0], (p.colours == 0).any(axis=1)
+        target, number, best = np.empty(4, int), np.empty(len(pool), int), np.full((n * n, 3), -1)
+        while eg._step(piece, rot, used, pool, table, has_zero, n, False, target, number,
+                       np.zeros(n * n, dtype=bool), best) >= 0:  # nothing kept: every cell afresh
+            pass
+        assert np.array_equal(fast[0], piece) and np.array_equal(fast[1], rot)
