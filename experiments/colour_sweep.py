@@ -21,8 +21,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from hydra.experimental.callback import Callback  # noqa: E402
 
-from heuristics.edge_greedy import greedy  # noqa: E402
+from experiments.greedy_solver import GreedySolver  # noqa: E402
 from puzzles.edge_generators import inner_edges  # noqa: E402
 from puzzles.edge_matching import EdgeMatching, Layout  # noqa: E402
 
@@ -56,14 +57,12 @@ def point(puzzle: EdgeMatching, layout: Layout, optimizer: str, seconds: float) 
 
 
 def greedy_point(n: int, colours: int, instance_seed: int, seed_faithful: bool, **options) -> dict[str, Any]:
-    """Make the instance and solve it with the greedy; the board is checked before it is scored."""
-    start = time.perf_counter()
+    """Make the seed's instance and solve it with the greedy (the board is checked); seconds: the solve."""
     puzzle = puzzle_for(n, colours, instance_seed, **options)
-    piece, rot = greedy(puzzle.colours, n, puzzle.fixed, rotations=puzzle.rotations,
-                        seed_faithful=seed_faithful)
-    layout = Layout(n, piece, rot)
-    puzzle.check(layout, allow_duplicates=seed_faithful)
-    return point(puzzle, layout, FAITHFUL if seed_faithful else "greedy", time.perf_counter() - start)
+    solver = GreedySolver(seed_faithful)
+    start = time.perf_counter()
+    layout = solver.solve(puzzle)
+    return point(puzzle, layout, solver.name, time.perf_counter() - start)
 
 
 def gather(roots: list[Path]) -> pd.DataFrame:
@@ -123,6 +122,15 @@ def write_outputs(table: pd.DataFrame, out: Path) -> Path:
     write_table(summary(table), out / "colour_sweep_summary.parquet")
     write_figure(plot(table), out / "colour_sweep.png")
     return out / "colour_sweep.png"
+
+
+class SweepCallback(Callback):
+    """Hydra callback: at the end of a colour-sweep multirun, write its table and plot beside the runs."""
+
+    def on_multirun_end(self, config, **kwargs) -> None:
+        sweep_dir = Path(config.hydra.sweep.dir)
+        if any(sweep_dir.rglob(TABLE)):
+            print(f"colour sweep -> {write_outputs(gather([sweep_dir]), sweep_dir)}")
 
 
 def main() -> None:

@@ -76,9 +76,29 @@ class RandomSearchConf:
     _target_: str = "heuristics.random_search.RandomSearch"
 
 
+@dataclass
+class EdgeMatchingConf:
+    _target_: str = "puzzles.edge_matching.EdgeMatching"
+    n: int = 13
+    colours: int = 20
+    generator: str = "seed"
+    instance_seed: int = 0
+    rotations: bool = False
+    fix_centre: bool = True
+    hints: list[list[int]] = field(default_factory=list)
+    pieces_file: Optional[str] = None
+    order: Optional[str] = None
+
+
+@dataclass
+class GreedyConf:
+    _target_: str = "experiments.greedy_solver.GreedySolver"
+    seed_faithful: bool = False
+
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     "budget": {"budget": BudgetConf},
-    "puzzle": {"pentomino": PentominoConf},
+    "puzzle": {"pentomino": PentominoConf, "edge_matching": EdgeMatchingConf},
     "optimizer": {
         "two_opt": TwoOptConf,
         "ga": GAConf,
@@ -86,6 +106,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "vcopt_opt2": VcoptOpt2Conf,
         "vcopt_tspga": VcoptTspGAConf,
         "random_search": RandomSearchConf,
+        "greedy": GreedyConf,
     },
 }
 

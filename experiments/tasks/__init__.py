@@ -12,6 +12,7 @@ from puzzles.errors import PuzzleInputError
 
 TASKS = {
     "optimise": "experiments.tasks.optimise",
+    "colour_sweep": "experiments.tasks.colour_sweep",
 }
 
 
