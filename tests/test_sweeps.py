@@ -12,7 +12,7 @@ import pytest
 from experiments.reproduce import reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
-SWEEP = ["-m", "optimizer=ga,sa,two_opt", "seed=0,1", "budget.evaluations=3000", "budget.stop_at_optimum=false"]
+SWEEP = ["-m", "hydra/launcher=basic", "optimizer=ga,sa,two_opt", "seed=0,1", "budget.evaluations=3000", "budget.stop_at_optimum=false"]
 
 
 def app(*args, module="experiments.run", **kwargs):
