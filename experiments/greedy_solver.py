@@ -38,4 +38,4 @@ class GreedySolver:
         """Refuse, in one line: the greedy needs the pieces, which an objective does not carry."""
         raise PuzzleInputError(
             f"optimizer={self.name} builds its board from the pieces rather than by evaluating genomes: "
-            "run it with task=colour_sweep (sweep.colours=[20] for a single board)")
+            "run it with task=colour_sweep (add +sweep.colours=[20] for a single board)")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
@@ -47,6 +48,14 @@ def colour_counts(sweep: dict[str, Any], n: int, greedy: bool) -> list[int]:
     return seed_colours(n, sweep["points"] if greedy else sweep["optimiser_points"])
 
 
+def label(optimizer) -> str:
+    """The optimizer's config name (e.g. two_opt_swap), which tells variants of one class apart."""
+    try:
+        return HydraConfig.get().runtime.choices.get("optimizer") or optimizer.name
+    except ValueError:  # not inside a Hydra app
+        return optimizer.name
+
+
 def solve(puzzle: EdgeMatching, optimizer, cfg: DictConfig) -> tuple[Any, dict[str, Any]]:
     """The board the optimizer finds, with what it cost (evaluations and stop reason for metaheuristics)."""
     if isinstance(optimizer, GreedySolver):
@@ -62,19 +71,19 @@ def run(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     base = OmegaConf.to_container(cfg.puzzle, resolve=True)
     counts = [base["colours"]] if base.get("generator") == "file" else \
         colour_counts(sweep, int(base["n"]), isinstance(optimizer, GreedySolver))
-    rows, start = [], time.perf_counter()
-    for colours in tqdm(counts, disable=not cfg.progress, desc=f"{optimizer.name} n={base['n']}", leave=False):
+    rows, start, name = [], time.perf_counter(), label(optimizer)
+    for colours in tqdm(counts, disable=not cfg.progress, desc=f"{name} n={base['n']}", leave=False):
         puzzle = build(OmegaConf.create({**base, "colours": colours}), "puzzle")
         clock = time.perf_counter()
         layout, cost = solve(puzzle, optimizer, cfg)
-        rows.append({**point(puzzle, layout, optimizer.name, time.perf_counter() - clock), **cost})
+        rows.append({**point(puzzle, layout, name, time.perf_counter() - clock), **cost})
         if colours in sweep["pictures"]:
             write_figure(puzzle.draw(layout), run_dir / f"board_colours={colours}.png")
     table = pd.DataFrame(rows)
     write_table(table, run_dir / TABLE)
     row = {"status": "ok", "error": None, "task": "colour_sweep", "puzzle": EdgeMatching.name,
            **flatten("puzzle", {k: v for k, v in base.items() if k != "colours"}),
-           "optimizer": optimizer.name, "seed": int(cfg.seed), "points": len(table),
+           "optimizer": name, "seed": int(cfg.seed), "points": len(table),
            "mean_match_rate": float(table["match_rate"].mean()),
            "mean_edge_score": float(table["edge_score"].mean()), "seconds": time.perf_counter() - start}
     write_record(run_dir, row)

@@ -1,0 +1,63 @@
+"""The colour sweep through the Hydra app: table, plot, optimizer labels, and one-line errors."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from experiments.colour_sweep import COLUMNS, greedy_point, plot, seed_colours, summary
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_app(*overrides: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "experiments.run", *overrides], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_seed_colour_range_is_the_articles():
+    assert seed_colours(13) == list(range(2, 313)) and seed_colours(15)[-1] == 420
+    few = seed_colours(15, 16)
+    assert few[0] == 2 and few[-1] == 420 and len(few) <= 16
+
+
+def test_tiny_sweep_writes_one_table_and_the_plot(tmp_path):
+    proc = run_app("+experiment=colour_sweep", "puzzle.n=5,7", "optimizer=greedy_faithful,greedy,two_opt_swap",
+                   "puzzle.instance_seed=0,1", "sweep.optimiser_points=3", "budget.evaluations=500",
+                   "sweep.pictures=[3]", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr
+    table = pd.read_csv(tmp_path / "colour_sweep_table.csv")
+    assert list(table.columns) == COLUMNS
+    greedy = table[table["optimizer"] == "greedy"]
+    assert sorted(greedy[greedy["n"] == 7]["colours"].unique()) == list(range(2, 85))  # every count
+    assert len(greedy) == 2 * (39 + 83)
+    assert set(table[table["optimizer"] == "two_opt_swap"]["colours"]) <= set(seed_colours(7))
+    assert (greedy["duplicates"] == 0).all()  # corrected: each piece once
+    assert table["match_rate"].between(0, 1).all() and table["edge_score"].between(0, 1).all()
+    assert (tmp_path / "colour_sweep.png").stat().st_size > 0
+    assert any(tmp_path.rglob("board_colours=3.png"))
+
+
+def test_plot_has_faithful_and_corrected_side_by_side():
+    rows = [greedy_point(5, c, s, f) for c in (2, 4, 8) for s in (0, 1) for f in (True, False)]
+    table = pd.DataFrame(rows)
+    fig = plot(table)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles[:2] == ["seed-faithful greedy (the seed's figure)", "corrected greedy and optimisers"]
+    assert set(summary(table)["optimizer"]) == {"greedy", "greedy_faithful"}
+
+
+@pytest.mark.parametrize("overrides, fragment", [
+    (["puzzle=edge_matching", "optimizer=greedy"], "run it with task=colour_sweep"),
+    (["puzzle=edge_matching", "puzzle.n=6"], "puzzle.fix_centre needs an odd n"),
+    (["puzzle=edge_matching", "puzzle.colours=500"], "1 <= colours <= 312"),
+    (["puzzle=edge_matching", "puzzle.colour=5"], "colour"),
+    (["task=colour_sweep", "puzzle=eternity", "optimizer=greedy_faithful", "+sweep.colours=[5]", "puzzle.n=4"],
+     "whose pieces never turn"),
+])
+def test_bad_edge_matching_input_ends_with_one_clear_line(tmp_path, overrides, fragment):
+    proc = run_app(*overrides, f"hydra.run.dir={tmp_path}")
+    assert proc.returncode != 0
+    assert fragment in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
