@@ -217,3 +217,15 @@ def test_picture_draws_four_triangles_per_piece(tmp_path):
     polys = fig.axes[0].collections[0]
     assert len(polys.get_paths()) == 4 * 9
     assert "seed's accuracy" in fig.axes[0].get_title()
+
+
+def test_bundled_example_file_loads_and_has_a_perfect_board():
+    from pathlib import Path
+
+    from heuristics.backtrack import solve_exact
+
+    path = Path(__file__).resolve().parents[1] / "puzzles" / "data" / "edge_5x5_example.txt"
+    p = EdgeMatching(generator="file", pieces_file=str(path), rotations=True, fix_centre=False)
+    assert p.n == 5 and p.colour_count() == 6 and p.fixed.tolist() == [[12, 2, 3]]
+    result = solve_exact(p.colours, 5, p.fixed, rotations=True)
+    assert result.optimal and result.unmatched == 0
