@@ -79,17 +79,41 @@ def count_unmatched(piece, rot, table, n):
     return bad
 
 
+HEAD = 4  # plan = [n, free count f, turns? (0/1), unused, free cells (f), free pieces (f),
+#              fixed cells' sides (4 n^2, side-major), piece colours (m * 4 turns * 4 sides)]
+
+
+def fitness_plan(n: int, free_cells, free_pieces, rotations: bool, fixed_sides, table) -> np.ndarray:
+    """Everything the compiled fitness needs in one int array, so a call passes two arguments.
+
+    (Each array argument costs the dispatcher time; on a 16 x 16 board that is most of a call.)
+    """
+    head = [n, len(free_cells), int(rotations), 0]
+    return np.concatenate([head, free_cells, free_pieces, fixed_sides.T.ravel(), table.ravel()]).astype(np.int64)
+
+
 @numba.njit(cache=True, nogil=True)
-def _genome_unmatched(genome, free_cells, free_pieces, oriented, base_piece, base_rot, table, n):
-    """Place the genome's pieces in the free cells, then count unmatched inner edges."""
-    piece, rot = base_piece.copy(), base_rot.copy()
-    f = free_cells.shape[0]
+def _plan_unmatched(genome, plan):
+    """Fill the free cells from the genome, then count unmatched inner edges, side by side."""
+    n, f, turned = plan[0], plan[1], plan[2]
+    cells, pieces, fixed = plan[HEAD:HEAD + f], plan[HEAD + f:HEAD + 2 * f], HEAD + 2 * f
+    colours = fixed + 4 * n * n
+    sides = plan[fixed:colours].copy()  # sides[s * n^2 + cell]
+    n2 = n * n
     for k in range(f):
         item = genome[k]
-        piece[free_cells[k]] = free_pieces[item]
-        if oriented:
-            rot[free_cells[k]] = genome[f + item]
-    return count_unmatched(piece, rot, table, n)
+        row = colours + (pieces[item] * 4 + (genome[f + item] if turned else 0)) * 4
+        for s in range(4):
+            sides[s * n2 + cells[k]] = plan[row + s]
+    bad = 0
+    for r in range(n):
+        for c in range(n - 1):
+            a = sides[2 * n2 + r * n + c]
+            bad += (a != sides[r * n + c + 1]) | (a == 0)
+    for i in range(n2 - n):
+        a = sides[3 * n2 + i]
+        bad += (a != sides[n2 + i + n]) | (a == 0)
+    return bad
 
 
 def colour_board(layout: Layout, table: np.ndarray) -> np.ndarray:
@@ -233,6 +257,8 @@ class EdgeMatching:
         self.base_rot = np.zeros(n2, dtype=np.int64)
         self.base_piece[cells], self.base_rot[cells] = pieces, self.fixed[:, 2]
         self.table = turn_table(self.colours)
+        self.plan = fitness_plan(self.n, self.free_cells, self.free_pieces, self.rotations,
+                                 self.table[self.base_piece, self.base_rot], self.table)
         f = len(self.free_cells)
         self.space = PermutationSpace(f, (4,) * f if self.rotations else ())
 
@@ -252,9 +278,7 @@ class EdgeMatching:
 
     def fitness(self, genome) -> float:
         """Unmatched inner edges of the genome's board (0 = solved)."""
-        g = np.asarray(genome, dtype=np.int64)
-        return float(_genome_unmatched(g, self.free_cells, self.free_pieces, self.rotations,
-                                       self.base_piece, self.base_rot, self.table, self.n))
+        return float(_plan_unmatched(np.asarray(genome, dtype=np.int64), self.plan))
 
     def decode(self, genome) -> Layout:
         """The board a genome describes."""
