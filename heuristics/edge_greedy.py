@@ -11,6 +11,8 @@ cells prefer pieces that carry a 0, inner cells pieces that carry none.
     then reads names another piece;
   * an inner cell compares its right side with the left side of the cell *below*;
   * placed pieces stay in the pool, so a piece can be placed many times;
+  * the given piece and the corners leave the list by value (`list.remove`), so with duplicate
+    pieces the first equal one goes, which changes the pool's order;
   * the last cell (bottom-right) is never a candidate (it is a corner, filled first).
 The seed's greedy itself draws no random numbers: given the same shuffled piece list its output
 is fixed (tests compare it with a plain copy of the seed's code).
@@ -239,9 +241,9 @@ def _start(colours: np.ndarray, n: int, fixed) -> tuple[np.ndarray, np.ndarray, 
 
 def _remove_first_equal(pool: list[int], colours: np.ndarray, p: int) -> None:
     """list.remove(value): drop the first pool piece with the same colours as p (maybe not p)."""
-    same = [q for q in pool if np.array_equal(colours[q], colours[p])]
-    if same:
-        pool.remove(same[0])
+    same = np.nonzero((colours[pool] == colours[p]).all(axis=1))[0]
+    if len(same):
+        del pool[int(same[0])]
 
 
 def _seed_pool(colours: np.ndarray, piece: np.ndarray, used: np.ndarray, n: int) -> np.ndarray:
