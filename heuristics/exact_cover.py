@@ -282,7 +282,8 @@ class ExactCover:
         rule: "first" (first uncovered item; number items in a good fill order) or "mrv".
         regions: optional pruning for grid cells (see `Regions`).
 
-    Solutions are lists of row indices, in the order the search chose them.
+    Solutions are lists of row indices, in the order the search chose them. As in Knuth's
+    definition, a row with no primary item is never part of a solution.
     """
 
     def __init__(self, rows: Iterable[Iterable[int]], n_items: int,
@@ -316,7 +317,7 @@ class ExactCover:
             hit = bits & is_primary
             has = hit.any(axis=1)
             row_of = np.flatnonzero(has)
-            item_of = hit[has].argmax(axis=1)
+            item_of = hit[has].argmax(axis=1) if has.any() else np.zeros(0, dtype=np.int64)
         else:
             row_of, item_of = np.nonzero(bits)
         self.start, self.rows = _csr(row_of, item_of, n_items)

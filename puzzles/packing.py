@@ -77,10 +77,11 @@ class Packing:
         pieces: one entry per piece to place; repeat a Piece for identical copies.
         reflections: may pieces be turned over (2D) or mirrored (3D)?
         cover: "all" (every cell covered: a tiling) or "any" (cells may stay empty).
+        fixed: keep every piece as drawn (no turning at all).
     """
 
     def __init__(self, board: Board, pieces: Sequence[Piece], reflections: bool = True,
-                 cover: str = "all"):
+                 cover: str = "all", fixed: bool = False):
         if cover not in ("all", "any"):
             raise PuzzleInputError(f"cover must be 'all' or 'any', got {cover!r}")
         if any(p.cells.shape[1] != board.dim for p in pieces):
@@ -89,7 +90,7 @@ class Packing:
         self.strides = _fill_strides(board.shape)
         self.n_slots = int(np.prod(board.shape))
         self.cell_item = board.cells @ self.strides
-        self.shapes = [orientations(p, reflections) for p in self.pieces]
+        self.shapes = [[p.cells] if fixed else orientations(p, reflections) for p in self.pieces]
         self.placements = self._place_all()
         self.masks = self._masks()
 
