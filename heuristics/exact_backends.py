@@ -9,6 +9,7 @@ An ILP solver finds one solution per solve, so enumeration adds a no-good cut af
 """
 from __future__ import annotations
 
+import warnings
 from typing import Iterator
 
 import numpy as np
@@ -60,7 +61,7 @@ def _ilp_solutions(problem: ExactCover, limit: int) -> Iterator[list[int]]:
     """Enumerate by re-solving the ILP with a cut excluding each solution found (seed 000)."""
     pulp = _import("pulp", "ilp")
     model = pulp.LpProblem("exact_cover", pulp.LpMinimize)
-    x = [pulp.LpVariable(f"x{r}", cat=pulp.LpBinary) for r in range(len(problem.masks))]
+    x = [_binary(pulp, model, f"x{r}") for r in range(len(problem.masks))]
     model += pulp.lpSum([])  # a feasibility problem: any objective will do
     columns, primary = _columns(problem)
     for item, rows in enumerate(columns):
@@ -69,13 +70,22 @@ def _ilp_solutions(problem: ExactCover, limit: int) -> Iterator[list[int]]:
             model += total == 1
         elif len(rows) > 1:
             model += total <= 1
-    solver = pulp.PULP_CBC_CMD(msg=False)
+    with warnings.catch_warnings():  # PuLP 3 deprecates the CBC it bundles, the one it has
+        warnings.simplefilter("ignore", DeprecationWarning)
+        solver = pulp.PULP_CBC_CMD(msg=False)
     for _ in range(limit):
         if pulp.LpStatus[model.solve(solver)] != "Optimal":
             return
         chosen = [r for r, v in enumerate(x) if v.value() > 0.5]
         yield chosen
         model += pulp.lpSum(x[r] for r in chosen) <= len(chosen) - 1
+
+
+def _binary(pulp, model, name: str):
+    """A 0/1 variable of the model (PuLP 3 adds it through the model, PuLP 2 builds it alone)."""
+    if hasattr(model, "add_variable"):
+        return model.add_variable(name, cat=pulp.LpBinary)
+    return pulp.LpVariable(name, cat=pulp.LpBinary)
 
 
 def _cpsat_solutions(problem: ExactCover, limit: int) -> list[list[int]]:

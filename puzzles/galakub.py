@@ -38,7 +38,7 @@ def counts(model: Packing | None = None) -> dict[str, int]:
     owners = solve_all(model)
     return {"raw": len(owners),
             "distinct": model.count_distinct(owners, symmetric=False),
-            "up_to_rotation": model.count_distinct(owners, symmetric=True)}
+            "up_to_rotation": model.count_distinct(owners, symmetric=True, mirrors=False)}
 
 
 def draw(model: Packing, owner: np.ndarray, title: str = "Galakub"):

@@ -188,10 +188,17 @@ class Packing:
 
     @cached_property
     def symmetry_perms(self) -> np.ndarray:
-        """The board's symmetries (those the pieces allow) as cell permutations, identity first."""
+        """The board's symmetries (mirrors only if pieces may be mirrored) as cell permutations."""
+        return self.symmetries_of(self.reflections)
+
+    def symmetries_of(self, mirrors: bool) -> np.ndarray:
+        """The board's rotations (and, if `mirrors`, reflections) as permutations, identity first.
+
+        Row g maps cell i to cell perm[g, i].
+        """
         key = {tuple(c): i for i, c in enumerate(self.board.cells)}
         perms = []
-        for m in symmetries(self.board.dim, self.reflections):
+        for m in symmetries(self.board.dim, mirrors):
             moved = self.board.cells @ m.T
             moved = moved - moved.min(axis=0)
             target = [key.get(tuple(c)) for c in moved]
@@ -205,11 +212,14 @@ class Packing:
         names = {}
         return np.array([names.setdefault(p.name, len(names)) for p in self.pieces])
 
-    def canonical(self, owners: np.ndarray, symmetric: bool = True) -> np.ndarray:
+    def canonical(self, owners: np.ndarray, symmetric: bool = True,
+                  mirrors: bool | None = None) -> np.ndarray:
         """One code per solution (rows of `owners`), equal for solutions that differ only by
-        swapping identical copies or, if `symmetric`, by a symmetry of the board."""
+        swapping identical copies or, if `symmetric`, by a symmetry of the board (with mirror
+        images if `mirrors`; by default, if the pieces may be mirrored)."""
         owners = np.atleast_2d(owners)
-        perms = self.symmetry_perms if symmetric else self.symmetry_perms[:1]
+        perms = self.symmetry_perms if mirrors is None else self.symmetries_of(mirrors)
+        perms = perms if symmetric else perms[:1]
         codes = []
         for perm in perms:
             moved = np.empty_like(owners)
@@ -221,9 +231,10 @@ class Packing:
             best = _lexmin(best, c)
         return best
 
-    def count_distinct(self, owners: np.ndarray, symmetric: bool = True) -> int:
+    def count_distinct(self, owners: np.ndarray, symmetric: bool = True,
+                       mirrors: bool | None = None) -> int:
         """How many different fillings `owners` holds (copies merged; board symmetry if asked)."""
-        return len(np.unique(self.canonical(owners, symmetric), axis=0))
+        return len(np.unique(self.canonical(owners, symmetric, mirrors), axis=0))
 
 
 def _fill_strides(shape: tuple[int, ...]) -> np.ndarray:
