@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from puzzles.edge_generators import inner_edges
+from puzzles.edge_generators import MAX_COLOUR, inner_edges
 
 SCORES = {
     "match_rate": "the seed's accuracy: matching sides (border sides carrying 0 included) / (4 n^2)",
@@ -59,39 +59,45 @@ def count_unmatched(piece, rot, table, n):
 
 
 HEAD = 4  # plan = [n, free count f, turns? (0/1), unused, free cells (f), free pieces (f),
-#              fixed cells' sides (4 n^2, side-major), piece colours (m * 4 turns * 4 sides)]
+#              word per cell of the fixed board (n^2), word per piece and turn (m * 4)]
+
+
+def pack(sides: np.ndarray) -> np.ndarray:
+    """One int64 word per [left, top, right, bottom] row: side s in bits 16 s .. 16 s + 15."""
+    t = np.asarray(sides, dtype=np.int64)
+    return t[..., 0] | (t[..., 1] << 16) | (t[..., 2] << 32) | (t[..., 3] << 48)
 
 
 def fitness_plan(n: int, free_cells, free_pieces, rotations: bool, fixed_sides, table) -> np.ndarray:
     """Everything the compiled fitness needs in one int array, so a call passes two arguments.
 
-    (Each array argument costs the dispatcher time; on a 16 x 16 board that is most of a call.)
+    Each array argument costs the dispatcher time, and one packed word per piece and turn is one
+    load per cell instead of four: on a 16 x 16 board these halve the time of a call.
     """
+    if table.max() > MAX_COLOUR:
+        raise ValueError(f"colours above {MAX_COLOUR} do not fit the packed fitness")
     head = [n, len(free_cells), int(rotations), 0]
-    return np.concatenate([head, free_cells, free_pieces, fixed_sides.T.ravel(), table.ravel()]).astype(np.int64)
+    return np.concatenate([head, free_cells, free_pieces, pack(fixed_sides), pack(table).ravel()]).astype(np.int64)
 
 
 @numba.njit(cache=True, nogil=True)
 def plan_unmatched(genome, plan):
-    """Fill the free cells from the genome (sides stored side-major), then count unmatched inner edges."""
+    """Fill the free cells from the genome (a packed word per cell), then count unmatched inner edges."""
     n, f, turned = plan[0], plan[1], plan[2]
-    cells, pieces, fixed = plan[HEAD:HEAD + f], plan[HEAD + f:HEAD + 2 * f], HEAD + 2 * f
-    colours = fixed + 4 * n * n
-    sides = plan[fixed:colours].copy()  # sides[s * n^2 + cell]
-    n2 = n * n
+    n2, fixed = n * n, HEAD + 2 * f
+    words = fixed + n2
+    board = np.empty(n2, dtype=np.int64) if f == n2 else plan[fixed:words].copy()
     for k in range(f):
         item = genome[k]
-        row = colours + (pieces[item] * 4 + (genome[f + item] if turned else 0)) * 4
-        for s in range(4):
-            sides[s * n2 + cells[k]] = plan[row + s]
-    bad = 0
+        board[plan[HEAD + k]] = plan[words + plan[HEAD + f + item] * 4 + (genome[f + item] if turned else 0)]
+    bad, side = 0, 0xFFFF
     for r in range(n):
-        for c in range(n - 1):
-            a = sides[2 * n2 + r * n + c]
-            bad += (a != sides[r * n + c + 1]) | (a == 0)
+        for c in range(r * n, r * n + n - 1):
+            a = (board[c] >> 32) & side  # right side against the next cell's left
+            bad += (a != (board[c + 1] & side)) | (a == 0)
     for i in range(n2 - n):
-        a = sides[3 * n2 + i]
-        bad += (a != sides[n2 + i + n]) | (a == 0)
+        a = (board[i] >> 48) & side  # bottom side against the top of the cell below
+        bad += (a != ((board[i + n] >> 16) & side)) | (a == 0)
     return bad
 
 

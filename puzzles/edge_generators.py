@@ -12,6 +12,7 @@ import numpy as np
 from puzzles.errors import PuzzleInputError
 
 LEFT, TOP, RIGHT, BOTTOM = 0, 1, 2, 3
+MAX_COLOUR = 2**15 - 1  # the compiled fitness packs a piece's four colours in one 64-bit word
 
 
 def inner_edges(n: int) -> int:
@@ -23,11 +24,11 @@ def check_size(n: int, colours: int) -> None:
     """Refuse boards and colour counts that cannot make an instance, in one line."""
     if n < 2:
         raise PuzzleInputError(f"puzzle.n must be at least 2 (a board of n x n pieces), got {n}")
-    most = inner_edges(n)
+    most = min(inner_edges(n), MAX_COLOUR)
     if not 1 <= colours <= most:
         raise PuzzleInputError(
-            f"puzzle.colours={colours} cannot be held by a {n}x{n} board: it has {most} inner edges, "
-            f"so use 1 <= colours <= {most}")
+            f"puzzle.colours={colours} cannot be held by a {n}x{n} board: it has {inner_edges(n)} inner "
+            f"edges, so use 1 <= colours <= {most}")
 
 
 def _vertical_then_horizontal(n: int) -> list[tuple[int, int, int, int]]:

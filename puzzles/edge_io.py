@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from puzzles.edge_generators import MAX_COLOUR
 from puzzles.errors import PuzzleInputError
 
 SEED_ORDER = ("left", "top", "right", "bottom")
@@ -113,8 +114,9 @@ def read_pieces(path: str | Path, order: str | None = None) -> PieceList:
             "(or the file's order) or pass the order option")
     columns = parse_order(order, "order option") if order is not None else parse_order(*stated)
     colours = np.array(rows, dtype=np.int64).reshape(-1, 4)[:, list(columns)]
-    if (colours < 0).any():
-        raise PuzzleInputError(f"{path.name}: colours must be >= 0 (0 is the border), found {colours.min()}")
+    if len(colours) and not (0 <= colours.min() and colours.max() <= MAX_COLOUR):
+        raise PuzzleInputError(f"{path.name}: colours must be 0 (the border) to {MAX_COLOUR}, "
+                               f"found {colours.min()} .. {colours.max()}")
     n = _side(len(colours), size, path.name)
     _check_hints(hints, n, len(colours), path.name)
     return PieceList(colours, n, tuple(hints))

@@ -184,7 +184,8 @@ def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, words):
     ("# order: left up right\n0 0 1 2\n", ["not an edge order"]),
     ("# order: l t r b\n" + "0 0 1 2\n" * 5, ["5 pieces do not fill a square board"]),
     ("# order: l t r b\n# size: 3\n" + "0 0 1 2\n" * 4, ["size 3 needs 9 pieces"]),
-    ("# order: l t r b\n" + "0 0 1 -2\n" * 4, ["colours must be >= 0"]),
+    ("# order: l t r b\n" + "0 0 1 -2\n" * 4, ["colours must be 0 (the border) to 32767", "-2"]),
+    ("# order: l t r b\n" + "0 0 1 40000\n" * 4, ["colours must be 0 (the border) to 32767", "40000"]),
     ("# order: l t r b\n# hint: 0 5 1 0\n" + "0 0 1 2\n" * 4, ["hint 0 5 1 0", "off the board"]),
 ])
 def test_malformed_piece_files_end_with_one_clear_line(tmp_path, text, words):
