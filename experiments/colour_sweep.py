@@ -6,6 +6,12 @@ or corrected) or a metaheuristic under an evaluation budget. Columns of the tabl
 n, colours, optimizer, instance_seed, match_rate (the seed's accuracy over 4 n^2 sides),
 edge_score (matched inner edges over 2 n (n-1)), unmatched_edges, duplicates, seconds.
 
+Differences from the article, on purpose: instances come from a numpy Generator seeded by the
+instance seed (the seed drew palettes and the shuffle from Python's `random`, unseeded), so they
+are the same in distribution, not the same boards; the article ran one instance per colour count,
+this sweeps several and draws their range as a band; it plotted int(percent) against the list
+index (colours - 2), this plots the exact rate against the colour count.
+
     python -m experiments.colour_sweep <sweep dir> [...] [--out DIR]   # table + plot from a sweep
 """
 from __future__ import annotations
