@@ -34,8 +34,8 @@ def main() -> None:
     import exact_cover
 
     model = rectangle(args.board)
-    problem, _ = model.problem()
-    rectangle("3x20").problem()[0].count()  # compile (or load the cache) outside the clock
+    problem = ExactCover.from_model(model.cover())
+    ExactCover.from_model(rectangle("3x20").cover()).count()  # compile (or load the cache) first
     matrix = np.ascontiguousarray(_bits(model.masks)[:, : model.n_items], dtype=np.int32)
     print(f"{args.board}: {len(model.placements)} placements x {model.n_items} items; "
           f"Knuth: {KNUTH[args.board][0]} raw tilings")

@@ -20,23 +20,34 @@ from puzzles.errors import PuzzleInputError
 BACKENDS = ("algorithm_x", "ilp", "cpsat")
 
 
-def solutions(problem: ExactCover, backend: str = "algorithm_x",
+def solutions(problem, backend: str = "algorithm_x",
               limit: int | None = None) -> Iterator[list[int]]:
-    """Solutions (lists of row indices, sorted) from the chosen backend, up to `limit`."""
+    """Solutions (lists of row indices, sorted) from the chosen backend, up to `limit`.
+
+    `problem` is an ExactCover or a puzzle's cover model (masks, n_items, primary, ...).
+    """
+    problem = _engine(problem)
     if backend == "algorithm_x":
         return (sorted(s) for s in problem.solutions(limit))
     if backend == "ilp":
         return _ilp_solutions(problem, _limit(limit))
     if backend == "cpsat":
         return iter(_cpsat_solutions(problem, _limit(limit)))
-    raise PuzzleInputError(f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
+    raise PuzzleInputError(
+        f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
 
 
-def count(problem: ExactCover, backend: str = "algorithm_x", limit: int | None = None) -> int:
+def count(problem, backend: str = "algorithm_x", limit: int | None = None) -> int:
     """The number of solutions by the chosen backend (stopping at `limit`)."""
+    problem = _engine(problem)
     if backend == "algorithm_x":
         return problem.count(limit)
     return sum(1 for _ in solutions(problem, backend, limit))
+
+
+def _engine(problem) -> ExactCover:
+    """The problem as an ExactCover (the engine, and the matrix the other backends read)."""
+    return problem if isinstance(problem, ExactCover) else ExactCover.from_model(problem)
 
 
 def _columns(problem: ExactCover) -> tuple[list[np.ndarray], np.ndarray]:

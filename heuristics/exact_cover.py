@@ -249,7 +249,8 @@ class Regions:
 
     After each choice, the uncovered primary cells split into connected regions; a region smaller
     than `min_size`, or whose size is not a multiple of `divisor`, can never be filled, so the
-    branch ends. Cell i's neighbour along axis a is i + strides[a]; bit i of plus[a] says it has one.
+    branch ends. Cell i's neighbour along axis a is i + strides[a]; bit i of plus[a] says it has
+    one.
     """
 
     cells: int
@@ -263,7 +264,7 @@ class Regions:
             raise PuzzleInputError("regions: give 1 to 3 axes, one stride and one plus mask each")
 
     def spec(self) -> np.ndarray:
-        """The rule as the compiled search takes it: axes, 3 strides, 3 plus masks, cells, min, div."""
+        """The rule as the search takes it: axes, 3 strides, 3 plus masks, cells, min, divisor."""
         pad = 3 - len(self.strides)
         return np.array([len(self.strides), *self.strides, *[0] * pad, *self.plus, *[0] * pad,
                          self.cells, self.min_size, self.divisor], dtype=np.uint64)
@@ -304,6 +305,12 @@ class ExactCover:
         self._setup(np.ascontiguousarray(masks, dtype=np.uint64), n_items,
                     np.ascontiguousarray(primary, dtype=np.uint64), rule, regions)
         return self
+
+    @classmethod
+    def from_model(cls, model) -> "ExactCover":
+        """A problem from a puzzle's cover model (masks, n_items, primary, rule, regions)."""
+        regions = Regions(**model.regions) if model.regions else None
+        return cls.from_masks(model.masks, model.n_items, model.primary, model.rule, regions)
 
     def _setup(self, masks: np.ndarray, n_items: int, primary: np.ndarray, rule: str,
                regions: Regions | None):

@@ -8,7 +8,8 @@ Two boards, both 7 columns wide:
 
 A date is a set of open cells; the pieces must cover every other cell exactly once. The model is
 built once per board (every placement on the whole board), and each date keeps the placements
-that avoid its cells.
+that avoid its cells. Solving is done by heuristics/ (the exact-cover engine, or the seeds' ILP
+and CP-SAT backends); experiments/exact.py puts the two together.
 """
 from __future__ import annotations
 
@@ -19,9 +20,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from heuristics.exact_cover import ExactCover
 from puzzles.errors import PuzzleInputError
-from puzzles.packing import Board, Packing
+from puzzles.packing import Board, CoverModel, Packing
 from puzzles.pieces import normalise, read_pieces
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -99,7 +99,7 @@ def year_days(year: int = LEAP_YEAR) -> list[Day]:
 
 
 class Calendar:
-    """A calendar board with its pieces; solve or count the fillings that show a date.
+    """A calendar board with its pieces: the exact-cover model of each date, and its pictures.
 
     Args:
         board: "classic" (seed 000, 8 pieces) or "weekday" (seed 004, 10 pieces).
@@ -126,32 +126,23 @@ class Calendar:
         labels = day.labels() if self.weekdays else day.labels()[:2]
         return [self.labels.index(t) for t in labels]
 
-    def problem(self, day: Day) -> tuple[ExactCover, np.ndarray]:
-        """The exact-cover problem of one date, and its rows' placement indices."""
-        return self.packing.problem(self.open_cells(day))
-
-    def solve(self, day: Day, limit: int | None = 1) -> list[np.ndarray]:
-        """Up to `limit` solutions (None: all), each as the covering piece per board cell."""
-        problem, keep = self.problem(day)
-        return [self.packing.owners(keep[s]) for s in problem.solutions(limit)]
-
-    def count(self, day: Day, limit: int | None = None) -> int:
-        """The number of solutions of a date (stopping at `limit`)."""
-        return self.problem(day)[0].count(limit)
-
-    def count_days(self, days: Iterable[Day], limit: int | None = None) -> Iterator[dict]:
-        """One row (month, day[, weekday], solutions) per date, lazily (wrap it in a progress bar)."""
-        for day in days:
-            row = {"month": day.month, "day": day.day}
-            if self.weekdays:
-                row["weekday"] = WEEKDAYS[day.weekday]
-            yield {**row, "solutions": self.count(day, limit)}
+    def cover(self, day: Day) -> CoverModel:
+        """The exact-cover model of one date, for a solver in heuristics/."""
+        return self.packing.cover(self.open_cells(day))
 
     def all_weekdays(self, days: Iterable[Day]) -> Iterator[Day]:
         """Each date with each of the seven weekdays (the weekday board's full table)."""
         for day in days:
             for w in range(7):
                 yield Day(day.month, day.day, w)
+
+    def text(self, owner: np.ndarray) -> str:
+        """A filling as text: each cell shows its piece's letter, the open cells their label."""
+        names = [p.name for p in self.packing.pieces]
+        grid = [["   "] * 7 for _ in self.layout]
+        for (r, c), label, piece in zip(self.packing.board.cells, self.labels, owner):
+            grid[r][c] = f"{names[piece]:^3}" if piece >= 0 else f"{label:>3}"
+        return "\n".join("".join(row).rstrip() for row in grid)
 
     def grid_labels(self) -> list[list[str]]:
         """The board's labels on its bounding box ('' off the board)."""

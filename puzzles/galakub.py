@@ -25,17 +25,9 @@ def galakub(reflections: bool = False) -> Packing:
     return Packing(box(SIZE, SIZE, SIZE), pieces, reflections=reflections)
 
 
-def solve_all(model: Packing) -> np.ndarray:
-    """Every raw solution, as the covering piece (copy index) per cell: shape (solutions, 64)."""
-    problem, keep = model.problem()
-    owners = [model.owners(keep[s]) for s in problem.solutions()]
-    return np.array(owners, dtype=np.int64).reshape(len(owners), model.n_cells)
-
-
-def counts(model: Packing | None = None) -> dict[str, int]:
-    """The seed's three figures: raw solutions, distinct fillings, fillings up to rotation."""
-    model = model or galakub()
-    owners = solve_all(model)
+def figures(model: Packing, owners: np.ndarray) -> dict[str, int]:
+    """The seed's three figures from every raw solution (the covering copy per cell, one row each):
+    raw solutions, distinct fillings, fillings up to rotation."""
     return {"raw": len(owners),
             "distinct": model.count_distinct(owners, symmetric=False),
             "up_to_rotation": model.count_distinct(owners, symmetric=True, mirrors=False)}

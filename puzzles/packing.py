@@ -1,10 +1,13 @@
 """The placement model of a packing puzzle: a board, pieces, and the exact-cover rows between them.
 
-Items are the board's cells, numbered in fill order (down the board's shortest axis first, so the
-first empty cell is the one with fewest ways to fill it), followed by one item per piece. A row is
-one placement: a piece, in one orientation, at one position entirely inside the board. Identical
-copies of a piece are separate items, so solutions count copies as distinct ("raw"); `distinct`
-and `canonical` merge them and the board's symmetries.
+Items are the slots of the board's bounding box, numbered in fill order (down the shortest axis
+first, so the first empty cell is the one with fewest ways to fill it), then one item per piece;
+slots off the board are simply never used. A row is one placement: a piece, in one orientation, at
+one position entirely inside the board. `Packing.cover()` hands the rows to a solver in
+heuristics/ as a `CoverModel`; solutions come back as rows and turn into cell owners here.
+
+Identical copies of a piece are separate items, so solutions count copies as distinct ("raw");
+`canonical` and `count_distinct` merge copies and, if asked, the board's symmetries.
 """
 from __future__ import annotations
 
@@ -15,7 +18,6 @@ from typing import Sequence
 
 import numpy as np
 
-from heuristics.exact_cover import ExactCover, Regions
 from puzzles.errors import PuzzleInputError
 from puzzles.pieces import Piece, normalise, orientations, symmetries
 
@@ -61,6 +63,24 @@ def box(*extent: int, holes: Sequence[Sequence[int]] = ()) -> Board:
 
 
 @dataclass(frozen=True)
+class CoverModel:
+    """An exact-cover matrix as bitsets, for the solvers in heuristics/.
+
+    Row r is placement `rows[r]` of the packing; `masks[r]` its items as W uint64 words. Items in
+    `primary` must be covered once, the others at most once. `rule` suggests the engine's choice
+    rule; `regions` (cells, strides, plus, min_size, divisor) lays the cell items on a grid so
+    that the engine can drop branches that leave an unfillable region.
+    """
+
+    masks: np.ndarray
+    n_items: int
+    primary: np.ndarray
+    rows: np.ndarray
+    rule: str = "first"
+    regions: dict | None = None
+
+
+@dataclass(frozen=True)
 class Placement:
     """One row of the exact-cover matrix: `piece` (index), `orientation`, board cell indices."""
 
@@ -86,7 +106,8 @@ class Packing:
             raise PuzzleInputError(f"cover must be 'all' or 'any', got {cover!r}")
         if any(p.cells.shape[1] != board.dim for p in pieces):
             raise PuzzleInputError(f"pieces and board must both be {board.dim}D")
-        self.board, self.pieces, self.reflections, self.cover = board, list(pieces), reflections, cover
+        self.board, self.pieces, self.reflections = board, list(pieces), reflections
+        self.cover_rule = cover
         self.strides = _fill_strides(board.shape)
         self.n_slots = int(np.prod(board.shape))
         self.cell_item = board.cells @ self.strides
@@ -136,33 +157,30 @@ class Packing:
             mask[item // 64] |= np.uint64(1) << np.uint64(item % 64)
         return mask
 
-    def problem(self, empty: Sequence[int] = (), rule: str | None = None) -> tuple[ExactCover, np.ndarray]:
-        """The exact-cover problem with the `empty` cells left uncovered.
-
-        Returns the problem and, for each of its rows, the index of the placement it stands for.
-        """
+    def cover(self, empty: Sequence[int] = (), rule: str | None = None) -> CoverModel:
+        """The exact-cover model with the `empty` cells left uncovered (e.g. a calendar's date)."""
         hole = self.cell_mask(empty)
         keep = np.flatnonzero(~(self.masks & hole).any(axis=1))
         primary = self._piece_mask()
-        if self.cover == "all":
+        if self.cover_rule == "all":
             primary |= self.cell_mask(range(self.n_cells)) & ~hole
-        rule = rule or ("first" if self.cover == "all" else "mrv")
-        regions = self._regions(empty) if self.cover == "all" else None
-        return ExactCover.from_masks(self.masks[keep], self.n_items, primary, rule, regions), keep
+        rule = rule or ("first" if self.cover_rule == "all" else "mrv")
+        regions = self._regions(empty) if self.cover_rule == "all" else None
+        return CoverModel(self.masks[keep], self.n_items, primary, keep, rule, regions)
 
-    def _regions(self, empty: Sequence[int]) -> Regions | None:
-        """The engine's dead-region pruning, when the bounding box fits one 64-bit word."""
+    def _regions(self, empty: Sequence[int]) -> dict | None:
+        """Where the cells lie on the grid, for dead-region pruning (if the box fits 64 bits)."""
         if self.n_slots > 64:
             return None
         cells = int(self.cell_mask(range(self.n_cells))[0] & ~self.cell_mask(empty)[0])
         slots = np.argwhere(np.ones(self.board.shape, dtype=bool))
         plus = []
         for a, extent in enumerate(self.board.shape):
-            has = slots[slots[:, a] < extent - 1] @ self.strides
-            plus.append(int(np.bitwise_or.reduce(np.uint64(1) << has.astype(np.uint64), initial=np.uint64(0))))
+            has = (slots[slots[:, a] < extent - 1] @ self.strides).astype(np.uint64)
+            plus.append(int(np.bitwise_or.reduce(np.uint64(1) << has, initial=np.uint64(0))))
         sizes = [p.size for p in self.pieces]
-        return Regions(cells, tuple(int(s) for s in self.strides), tuple(plus), min(sizes),
-                       math.gcd(*sizes))
+        return {"cells": cells, "strides": tuple(int(s) for s in self.strides),
+                "plus": tuple(plus), "min_size": min(sizes), "divisor": math.gcd(*sizes)}
 
     def _piece_mask(self) -> np.ndarray:
         """The bitset of the piece items."""
@@ -171,8 +189,11 @@ class Packing:
             mask[item // 64] |= np.uint64(1) << np.uint64(item % 64)
         return mask
 
-    def owners(self, solution: Sequence[int]) -> np.ndarray:
-        """Which piece covers each board cell (-1 where none does), from placement indices."""
+    def owners(self, solution: Sequence[int], model: CoverModel | None = None) -> np.ndarray:
+        """Which piece covers each board cell (-1 where none does), from a solution's placement
+        indices, or from its row indices in `model`."""
+        if model is not None:
+            solution = model.rows[np.asarray(solution, dtype=np.int64)]
         owner = np.full(self.n_cells, -1, dtype=np.int64)
         for i in solution:
             owner[self.placements[i].cells] = self.placements[i].piece

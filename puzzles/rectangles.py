@@ -1,4 +1,5 @@
-"""Pentomino rectangles: the classic exact-cover table, and exact optima for the strip puzzle.
+"""Pentomino rectangles: the boards of the classic exact-cover table, and the bridge from an exact
+tiling to the strip puzzle's decoder (so the metaheuristics' known optimum is shown reachable).
 
 The 12 pentominoes (turned and flipped freely) tile the 3x20, 4x15, 5x12 and 6x10 rectangles and
 the 8x8 square less its 2x2 centre. Counts are given two ways: raw (every tiling, so each is
@@ -6,8 +7,6 @@ counted once per symmetry of the board that maps it to a different tiling) and u
 tiling and its rotations/reflections count once), as in Knuth's "Dancing Links" table.
 """
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
@@ -27,25 +26,6 @@ def rectangle(name: str, pieces: str = "pentominoes") -> Packing:
         raise PuzzleInputError(f"unknown board {name!r}; choose one of: {', '.join(BOARDS)}")
     holes = CENTRE if name == "8x8-centre" else ()
     return Packing(box(*BOARDS[name], holes=holes), read_pieces(pieces))
-
-
-def count(name: str) -> dict:
-    """All tilings of a board: raw count, count up to the board's symmetry, and seconds taken."""
-    started = time.perf_counter()
-    model = rectangle(name)
-    problem, keep = model.problem()
-    owners = np.array([model.owners(keep[s]) for s in problem.solutions()])
-    return {"board": name, "raw": len(owners), "up_to_symmetry": model.count_distinct(owners),
-            "symmetries": len(model.symmetry_perms), "seconds": time.perf_counter() - started}
-
-
-def table(names=tuple(BOARDS)) -> "object":
-    """The classic table as a DataFrame, with Knuth's figures beside ours."""
-    import pandas as pd
-    rows = [count(n) for n in names]
-    for row in rows:
-        row["knuth_raw"], row["knuth_up_to_symmetry"] = KNUTH[row["board"]]
-    return pd.DataFrame(rows)
 
 
 def strip_genome(strip, tiling: np.ndarray) -> np.ndarray:

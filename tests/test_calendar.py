@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from experiments import exact
 from heuristics import exact_backends
 from puzzles.calendar import Calendar, Day, heatmap, parse_date, year_days, year_pivot
 from puzzles.errors import PuzzleInputError
@@ -45,14 +46,14 @@ def _index(cal, cell):
 def test_solution_counts_of_some_dates(classic, date, solutions):
     """January 1st has 64 solutions (pieces turned and flipped), as the issue states; the others
     are this engine's figures, cross-checked by CP-SAT below."""
-    assert classic.count(parse_date(date)) == solutions
+    assert exact.count(classic.cover(parse_date(date))) == solutions
 
 
 def test_every_solution_is_a_valid_filling_that_shows_the_date(classic):
     for date in ("01-01", "10-06", "12-31"):
         day = parse_date(date)
-        solutions = classic.solve(day, limit=None)
-        assert len(solutions) == classic.count(day)
+        solutions = list(exact.solve(classic.packing, classic.cover(day)))
+        assert len(solutions) == exact.count(classic.cover(day)) > 0
         for owner in solutions:
             _check(classic, owner, day)
 
@@ -70,7 +71,7 @@ def _check(cal, owner, day):
 
 
 def test_the_whole_leap_year(classic):
-    table = pd.DataFrame(classic.count_days(year_days(2024)))
+    table = pd.DataFrame(exact.count_days(classic, year_days(2024)))
     assert len(table) == 366 and ((table.month == 2) & (table.day == 29)).any()
     assert table.solutions.min() == 7 and table.solutions.max() == 216
     assert table.solutions.sum() == 24405
@@ -97,31 +98,32 @@ def test_weekday_board_holds_the_seeds_own_example(weekday):
                          for row in SEED_004_EXAMPLE])
     day = parse_date("2023-08-01")
     assert day == Day(8, 1, 2)  # a Tuesday
-    grids = [weekday.packing.grid(owner) for owner in weekday.solve(day, limit=None)]
+    solutions = exact.solve(weekday.packing, weekday.cover(day))
+    grids = [weekday.packing.grid(owner) for owner in solutions]
     assert len(grids) == 2086
     assert any(np.array_equal(g, expected) for g in grids)
-    for owner in weekday.solve(day, limit=20):
+    for owner in exact.solve(weekday.packing, weekday.cover(day), limit=20):
         _check(weekday, owner, day)
 
 
 def test_weekday_board_counts_up_to_k(weekday):
     day = Day(11, 21, 6)
-    assert weekday.count(day, limit=50) == 50
-    rows = list(weekday.count_days(weekday.all_weekdays([day]), limit=5))
+    assert exact.count(weekday.cover(day), limit=50) == 50
+    rows = list(exact.count_days(weekday, weekday.all_weekdays([day]), limit=5))
     assert [r["weekday"] for r in rows] == ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     assert all(r["solutions"] == 5 for r in rows)
 
 
 @pytest.mark.parametrize("date", ["10-06", "01-01", "12-25"])
 def test_cpsat_and_algorithm_x_find_the_same_solutions(classic, date):
-    problem, _ = classic.problem(parse_date(date))
+    problem = classic.cover(parse_date(date))
     ours = sorted(tuple(s) for s in exact_backends.solutions(problem))
     theirs = sorted(tuple(s) for s in exact_backends.solutions(problem, "cpsat"))
     assert ours == theirs and len(ours) > 0
 
 
 def test_ilp_agrees_on_the_date_with_fewest_solutions(classic):
-    problem, _ = classic.problem(parse_date("10-06"))
+    problem = classic.cover(parse_date("10-06"))
     assert exact_backends.count(problem, "ilp") == 7 == exact_backends.count(problem)
 
 
@@ -143,8 +145,8 @@ def test_parse_date_forms():
     (lambda: parse_date("tomorrow"), "not YYYY-MM-DD"),
     (lambda: parse_date("11-21", weekday="Funday"), "weekday 'Funday'"),
     (lambda: Calendar("hexagonal"), "unknown calendar board 'hexagonal'"),
-    (lambda: Calendar("weekday").count(Day(1, 1)), "needs a weekday"),
-    (lambda: exact_backends.count(Calendar().problem(Day(1, 1))[0], "gurobi"), "unknown exact"),
+    (lambda: Calendar("weekday").cover(Day(1, 1)), "needs a weekday"),
+    (lambda: exact_backends.count(Calendar().cover(Day(1, 1)), "gurobi"), "unknown exact"),
 ])
 def test_bad_input_ends_with_one_clear_line(make, message):
     with pytest.raises(PuzzleInputError, match=message) as err:
@@ -154,7 +156,8 @@ def test_bad_input_ends_with_one_clear_line(make, message):
 
 def test_drawing_labels_every_cell(classic):
     day = parse_date("2026-11-21")
-    fig = classic.draw(classic.solve(day)[0], day)
+    owner = next(exact.solve(classic.packing, classic.cover(day)))
+    fig = classic.draw(owner, day)
     texts = {t.get_text() for t in fig.axes[0].texts}
     assert {"Jan", "Nov", "1", "21", "31"} <= texts
     assert fig.axes[0].get_title() == "Nov 21 (Sat)"

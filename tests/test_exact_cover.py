@@ -108,8 +108,7 @@ def test_bad_input_is_one_clear_line(make, message):
 @pytest.mark.parametrize("name", ["3x20", "4x15"])
 def test_region_pruning_and_both_rules_keep_the_same_solutions(name):
     """Pruning dead regions only cuts branches with no solution: the set of solutions stays."""
-    model = rectangle(name)
-    pruned, _ = model.problem()
+    pruned = ExactCover.from_model(rectangle(name).cover())
     assert pruned.region[0] == 2, "a 2D board that fits one word gets region pruning"
     plain = ExactCover.from_masks(pruned.masks, pruned.n_items, pruned.primary, "first")
     mrv = ExactCover.from_masks(pruned.masks, pruned.n_items, pruned.primary, "mrv")

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from puzzles.galakub import COPIES, counts, draw, galakub, solve_all
+from experiments.exact import all_owners, galakub_figures
+from puzzles.galakub import COPIES, draw, figures, galakub
 from puzzles.pieces import orientations, read_pieces
 from tests.packing_check import check_packing
 
@@ -14,7 +15,7 @@ def model():
 
 @pytest.fixture(scope="module")
 def owners(model):
-    return solve_all(model)
+    return all_owners(model)
 
 
 def test_pieces_have_the_seeds_positions(model):
@@ -30,7 +31,7 @@ def test_pieces_have_the_seeds_positions(model):
 
 def test_the_seeds_three_figures(model, owners):
     """576 raw (copies told apart), 8 distinct fillings, 1 up to rotation of the cube."""
-    assert counts(model) == {"raw": 576, "distinct": 8, "up_to_rotation": 1}
+    assert figures(model, owners) == {"raw": 576, "distinct": 8, "up_to_rotation": 1}
     assert len(owners) == 576 == 8 * 3 * 2 * 3 * 2 * 2  # 3! * 3! * 2! orders of the copies
     assert len(model.symmetry_perms) == 24
 
@@ -58,9 +59,9 @@ def test_the_one_filling_is_symmetric(model, owners):
 def test_mirrored_pieces_double_the_fillings():
     """Allowing the chiral Z to be mirrored adds the mirror image of the one filling: a second
     filling up to rotation, the same one up to rotation and reflection."""
-    mirrored = galakub(reflections=True)
-    assert counts(mirrored) == {"raw": 1152, "distinct": 16, "up_to_rotation": 2}
-    assert mirrored.count_distinct(solve_all(mirrored), mirrors=True) == 1
+    counts, mirrored, owners = galakub_figures(reflections=True)
+    assert counts == {"raw": 1152, "distinct": 16, "up_to_rotation": 2}
+    assert mirrored.count_distinct(owners, mirrors=True) == 1
 
 
 def test_drawing_shows_four_labelled_layers(model, owners):

@@ -7,13 +7,15 @@ from puzzles.errors import PuzzleInputError
 from puzzles.packing import Packing, box
 from puzzles.pentomino import PentominoStrip
 from puzzles.pieces import read_pieces
-from puzzles.rectangles import KNUTH, count, rectangle, strip_genome
+from experiments.exact import all_owners, rectangle_row
+from heuristics.exact_cover import ExactCover
+from puzzles.rectangles import KNUTH, rectangle, strip_genome
 
 
 @pytest.mark.parametrize("name", ["3x20", "4x15", "5x12", "6x10", "8x8-centre"])
 def test_knuths_table_raw_and_up_to_symmetry(name):
     """Raw counts every tiling; up to symmetry merges a tiling with its rotations/reflections."""
-    result = count(name)
+    result = rectangle_row(name)
     assert (result["raw"], result["up_to_symmetry"]) == KNUTH[name]
     assert result["symmetries"] == (8 if name == "8x8-centre" else 4)
 
@@ -21,8 +23,8 @@ def test_knuths_table_raw_and_up_to_symmetry(name):
 @pytest.mark.parametrize("name", ["3x20", "4x15"])
 def test_every_tiling_is_valid_and_reported_once(name):
     model = rectangle(name)
-    problem, keep = model.problem()
-    solutions = [keep[s] for s in problem.solutions()]
+    cover = model.cover()
+    solutions = [cover.rows[s] for s in ExactCover.from_model(cover).solutions()]
     assert len({tuple(sorted(s)) for s in solutions}) == len(solutions)
     pieces = [p.cells for p in model.pieces]
     for s in solutions:
@@ -43,8 +45,7 @@ def test_free_strip_known_optimum_is_reached_by_its_decoder(width):
     known optimum is right and reachable by the metaheuristics' own decoder."""
     strip = PentominoStrip(width=width, orientations="free")
     model = Packing(box(60 // width, width), read_pieces("pentominoes"))
-    problem, keep = model.problem()
-    tiling = model.grid(model.owners(keep[problem.first()]))
+    tiling = model.grid(all_owners(model)[0])
     genome = strip_genome(strip, tiling)
     assert strip.space.contains(genome)
     assert strip.fitness(genome) == 0 == strip.known_optimum
