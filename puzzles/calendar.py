@@ -158,16 +158,25 @@ class Calendar:
 
 
 def _grey_off_board(ax, occupancy: np.ndarray) -> None:
-    """Shade the cells of the bounding box that are not part of the board."""
+    """Hatch the cells of the bounding box that are not part of the board."""
     import matplotlib.patches as patches
     for r, c in np.argwhere(~occupancy):
-        ax.add_patch(patches.Rectangle((c - 0.5, r - 0.5), 1, 1, color="0.75"))
+        ax.add_patch(patches.Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor="white",
+                                       edgecolor="0.6", hatch="///", linewidth=0))
 
 
-def year_pivot(table) -> "object":
-    """Solutions per date as a month x day table (summed over weekdays when there are several)."""
-    pivot = table.pivot_table(index="month", columns="day", values="solutions", aggfunc="sum")
-    pivot.index = [MONTHS[m - 1] for m in pivot.index]
+def year_pivot(table, by_weekday: bool = False):
+    """Solutions per date as a month x day table; with weekdays, one row per month and weekday
+    (by_weekday) or the sum over the weekdays."""
+    index = ["month", "weekday"] if by_weekday and "weekday" in table else "month"
+    pivot = table.pivot_table(index=index, columns="day", values="solutions", aggfunc="sum")
+    pivot = pivot.astype("Int64")  # whole numbers; dates that do not exist stay empty
+    if by_weekday and "weekday" in table:
+        order = {w: i for i, w in enumerate(WEEKDAYS)}
+        pivot = pivot.sort_index(key=lambda k: k.map(order) if k.name == "weekday" else k)
+        pivot.index = [f"{MONTHS[m - 1]} {w}" for m, w in pivot.index]
+    else:
+        pivot.index = [MONTHS[m - 1] for m in pivot.index]
     return pivot
 
 
@@ -175,7 +184,7 @@ def heatmap(table, title: str = "solutions per date"):
     """A month x day heatmap of solution counts, each cell annotated."""
     import matplotlib.pyplot as plt
     pivot = year_pivot(table)
-    values = pivot.to_numpy(dtype=float)
+    values = pivot.to_numpy(dtype=float, na_value=np.nan)
     fig, ax = plt.subplots(figsize=(16, 5))
     image = ax.imshow(np.ma.masked_invalid(values), cmap="viridis", aspect="auto")
     for (r, c), v in np.ndenumerate(values):

@@ -77,7 +77,7 @@ def test_the_whole_leap_year(classic):
     assert table.solutions.sum() == 24405
     pivot = year_pivot(table)
     assert pivot.shape == (12, 31) and pivot.loc["Jan", 1] == 64
-    assert np.isnan(pivot.loc["Feb", 30])
+    assert pd.isna(pivot.loc["Feb", 30])
     assert heatmap(table).axes
 
 

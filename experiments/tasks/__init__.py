@@ -13,6 +13,10 @@ from puzzles.errors import PuzzleInputError
 TASKS = {
     "optimise": "experiments.tasks.optimise",
     "colour_sweep": "experiments.tasks.colour_sweep",
+    "calendar_date": "experiments.tasks.calendar_date",
+    "calendar_all_dates": "experiments.tasks.calendar_year",
+    "pentomino_rectangles": "experiments.tasks.pentomino_rectangles",
+    "galakub": "experiments.tasks.galakub",
 }
 
 
