@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from experiments import exact
-from heuristics.exact_cover import _bits
+from heuristics.exact_cover import bool_matrix
 from puzzles.calendar import Calendar, year_days
 
 RUST_SECONDS = 30.0
@@ -38,8 +38,8 @@ def exact_cover_package(cal: Calendar, days) -> tuple[int, float]:
     matrices = []
     for d in days:
         problem = cal.cover(d)
-        items = np.flatnonzero(_bits(problem.primary[None, :])[0, : problem.n_items])
-        matrices.append(np.ascontiguousarray(_bits(problem.masks)[:, items], dtype=np.int32))
+        items = np.flatnonzero(bool_matrix(problem.primary[None, :])[0, : problem.n_items])
+        matrices.append(np.ascontiguousarray(bool_matrix(problem.masks)[:, items], dtype=np.int32))
     start, total = time.perf_counter(), 0
     for m in matrices:
         try:

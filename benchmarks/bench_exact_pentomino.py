@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from heuristics.exact_cover import ExactCover, _bits
+from heuristics.exact_cover import ExactCover, bool_matrix
 from puzzles.rectangles import KNUTH, rectangle
 
 
@@ -36,7 +36,7 @@ def main() -> None:
     model = rectangle(args.board)
     problem = ExactCover.from_model(model.cover())
     ExactCover.from_model(rectangle("3x20").cover()).count()  # compile (or load the cache) first
-    matrix = np.ascontiguousarray(_bits(model.masks)[:, : model.n_items], dtype=np.int32)
+    matrix = np.ascontiguousarray(bool_matrix(model.masks)[:, : model.n_items], dtype=np.int32)
     print(f"{args.board}: {len(model.placements)} placements x {model.n_items} items; "
           f"Knuth: {KNUTH[args.board][0]} raw tilings")
 

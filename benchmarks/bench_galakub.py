@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from experiments.exact import all_owners, engine
-from heuristics.exact_cover import _bits
+from heuristics.exact_cover import bool_matrix
 from puzzles.galakub import figures, galakub
 
 SEED_SECONDS = 6 * 3600.0
@@ -27,7 +27,7 @@ def main() -> None:
     owners = all_owners(model)
     solved = time.perf_counter()
     counts = figures(model, owners)
-    matrix = np.ascontiguousarray(_bits(model.masks)[:, : model.n_items], dtype=np.int32)
+    matrix = np.ascontiguousarray(bool_matrix(model.masks)[:, : model.n_items], dtype=np.int32)
     t0 = time.perf_counter()
     theirs = exact_cover.get_all_solutions(matrix)
     t_theirs = time.perf_counter() - t0

@@ -14,7 +14,7 @@ from typing import Iterator
 
 import numpy as np
 
-from heuristics.exact_cover import ExactCover, _bits, _limit
+from heuristics.exact_cover import ExactCover, bool_matrix, solution_limit
 from puzzles.errors import PuzzleInputError
 
 BACKENDS = ("algorithm_x", "ilp", "cpsat")
@@ -30,9 +30,9 @@ def solutions(problem, backend: str = "algorithm_x",
     if backend == "algorithm_x":
         return (sorted(s) for s in problem.solutions(limit))
     if backend == "ilp":
-        return _ilp_solutions(problem, _limit(limit))
+        return _ilp_solutions(problem, solution_limit(limit))
     if backend == "cpsat":
-        return iter(_cpsat_solutions(problem, _limit(limit)))
+        return iter(_cpsat_solutions(problem, solution_limit(limit)))
     raise PuzzleInputError(
         f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
 
@@ -52,8 +52,8 @@ def _engine(problem) -> ExactCover:
 
 def _columns(problem: ExactCover) -> tuple[list[np.ndarray], np.ndarray]:
     """For each item, the rows that cover it; and which items are primary."""
-    bits = _bits(problem.masks)[:, : problem.n_items]
-    primary = _bits(problem.primary[None, :])[0, : problem.n_items]
+    bits = bool_matrix(problem.masks)[:, : problem.n_items]
+    primary = bool_matrix(problem.primary[None, :])[0, : problem.n_items]
     return [np.flatnonzero(bits[:, i]) for i in range(problem.n_items)], primary
 
 

@@ -12,7 +12,10 @@ are raw):
   "anchored" row list. With cells numbered in a good fill order (down the short side of a
   rectangle first) this is the classic fastest way to tile a board.
 - "mrv": the uncovered primary item with the fewest fitting rows (Knuth's rule), found by counting;
-  an item with none ends the branch at once. Better for loose problems such as packings with gaps.
+  an item with none ends the branch at once. The general rule, for items with no natural order.
+
+Optionally (`Regions`), items that are cells of a grid are checked after each choice: a region of
+empty cells too small for any piece ends the branch (the classic pentomino pruning).
 
 The search is an explicit-stack loop compiled with numba (cache=True). It is resumable: its whole
 state lives in arrays, so `solutions()` is a generator that asks the compiled loop for a batch of
@@ -229,7 +232,7 @@ def masks_from_rows(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
     return masks
 
 
-def _bits(masks: np.ndarray) -> np.ndarray:
+def bool_matrix(masks: np.ndarray) -> np.ndarray:
     """(R, W) uint64 bitsets -> (R, 64 W) bool matrix, item j in column j."""
     as_bytes = masks.astype("<u8").view(np.uint8).reshape(len(masks), 8 * masks.shape[1])
     return np.unpackbits(as_bytes, axis=1, bitorder="little").astype(bool)
@@ -318,8 +321,8 @@ class ExactCover:
         if rule not in RULES:
             raise PuzzleInputError(f"exact cover: rule must be one of {RULES}, got {rule!r}")
         self.masks, self.n_items, self.primary, self.rule = masks, n_items, primary, rule
-        bits = _bits(masks)[:, :n_items]
-        is_primary = _bits(primary[None, :])[0, :n_items]
+        bits = bool_matrix(masks)[:, :n_items]
+        is_primary = bool_matrix(primary[None, :])[0, :n_items]
         if rule == "first":  # a row is listed under its first primary item only
             hit = bits & is_primary
             has = hit.any(axis=1)
@@ -355,7 +358,7 @@ class ExactCover:
 
     def solutions(self, limit: int | None = None, batch: int = BATCH) -> Iterator[list[int]]:
         """All solutions (or the first `limit`), lazily, as lists of row indices."""
-        for rows in self._run(_limit(limit), True, batch):
+        for rows in self._run(solution_limit(limit), True, batch):
             yield rows.tolist()
 
     def first(self) -> list[int] | None:
@@ -364,10 +367,10 @@ class ExactCover:
 
     def count(self, limit: int | None = None) -> int:
         """The number of solutions (stopping at `limit`), without storing any."""
-        return int(sum(self._run(_limit(limit), False, 1)))
+        return int(sum(self._run(solution_limit(limit), False, 1)))
 
 
-def _limit(limit: int | None) -> int:
+def solution_limit(limit: int | None) -> int:
     """A solution limit as a positive int; None means no limit."""
     if limit is None:
         return int(NO_LIMIT)
