@@ -116,6 +116,7 @@ def test_weekday_board_counts_up_to_k(weekday):
 
 @pytest.mark.parametrize("date", ["10-06", "01-01", "12-25"])
 def test_cpsat_and_algorithm_x_find_the_same_solutions(classic, date):
+    pytest.importorskip("ortools", reason="the 'exact' extra is not installed")
     problem = classic.cover(parse_date(date))
     ours = sorted(tuple(s) for s in exact_backends.solutions(problem))
     theirs = sorted(tuple(s) for s in exact_backends.solutions(problem, "cpsat"))
@@ -123,6 +124,7 @@ def test_cpsat_and_algorithm_x_find_the_same_solutions(classic, date):
 
 
 def test_ilp_agrees_on_the_date_with_fewest_solutions(classic):
+    pytest.importorskip("pulp", reason="the 'exact' extra is not installed")
     problem = classic.cover(parse_date("10-06"))
     assert exact_backends.count(problem, "ilp") == 7 == exact_backends.count(problem)
 
