@@ -15,6 +15,8 @@ class TwoOpt:
 
     `strategy`: "first" takes the first improving neighbour, "best" scans them all and takes the best.
     The first descent starts from the identity when `start` is "identity" (as the seed did), else at random.
+    Neighbours are scanned in an order shuffled once per run, from a random starting point each pass,
+    so a pass costs nothing before its first evaluation (boards of hundreds of pieces have 10^4+ moves).
     """
 
     name = "two_opt"
@@ -28,25 +30,32 @@ class TwoOpt:
             raise PuzzleInputError(f"optimizer.start must be 'random' or 'identity', got {start!r}")
         self.strategy, self.move, self.start = strategy, move, start
 
-    def neighbours(self, genome: np.ndarray, space, rng: np.random.Generator):
-        """Every neighbour by one move, in a random order so ties break fairly."""
-        step = reverse if self.move == "reversal" else swap
-        pairs = list(itertools.combinations(range(space.n), 2))
-        moves = [(step, i, j) for i, j in pairs]
+    @staticmethod
+    def moves(space) -> np.ndarray:
+        """Every move as a row (kind, a, b): kind 0 permutes positions a, b; kind 1 turns item a to b."""
+        rows = [(0, i, j) for i, j in itertools.combinations(range(space.n), 2)]
         if space.oriented:
-            moves += [(None, item, k) for item in range(space.n)
-                      for k in range(space.orientations[item]) if k != genome[space.n + item]]
-        for idx in rng.permutation(len(moves)):
-            step_fn, a, b = moves[idx]
-            yield step_fn(genome, a, b) if step_fn else reorient(genome, space, a, b)
+            rows += [(1, item, k) for item in range(space.n) for k in range(space.orientations[item])]
+        return np.array(rows, dtype=np.int64)
 
-    def descend(self, objective: Objective, genome: np.ndarray, rng: np.random.Generator):
+    def neighbours(self, genome: np.ndarray, space, moves: np.ndarray, rng: np.random.Generator):
+        """Every neighbour by one move, starting at a random point of the (shuffled) move list."""
+        step = reverse if self.move == "reversal" else swap
+        start = int(rng.integers(len(moves)))
+        for idx in range(start, start + len(moves)):
+            kind, a, b = moves[idx % len(moves)]
+            if kind == 0:
+                yield step(genome, a, b)
+            elif genome[space.n + a] != b:
+                yield reorient(genome, space, a, b)
+
+    def descend(self, objective: Objective, genome: np.ndarray, moves: np.ndarray, rng: np.random.Generator):
         """Improve one genome until no neighbour is better."""
         value = objective(genome)
         improved = True
         while improved:
             improved, best = False, (value, genome)
-            for candidate in self.neighbours(genome, objective.space, rng):
+            for candidate in self.neighbours(genome, objective.space, moves, rng):
                 score = objective(candidate)
                 if score < best[0]:
                     best, improved = (score, candidate), True
@@ -57,7 +66,8 @@ class TwoOpt:
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
         space = objective.space
+        moves = rng.permutation(self.moves(space))
         genome = space.identity() if self.start == "identity" else space.random(rng)
         while True:
-            self.descend(objective, genome, rng)
+            self.descend(objective, genome, moves, rng)
             genome = space.random(rng)
