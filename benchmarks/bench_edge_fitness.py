@@ -7,23 +7,13 @@ and rules, 22 colours), the project's compiled fitness against a plain numpy ver
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
+from benchmarks.timing import rate
 from benchmarks.edge_fitness_numpy import unmatched_numpy
 from heuristics.objective import Budget, Objective
 from puzzles.edge_matching import EdgeMatching
-
-
-def rate(score, genomes, seconds: float) -> float:
-    """Evaluations per second, calling `score` on the genomes in turn for about `seconds`."""
-    done, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for g in genomes:
-            score(g)
-        done += len(genomes)
-    return done / (time.perf_counter() - start)
 
 
 def main() -> None:

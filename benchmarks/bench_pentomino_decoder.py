@@ -6,22 +6,12 @@ plain numpy version (benchmarks/seed_pentomino.py), on the same random orders. T
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
+from benchmarks.timing import rate
 from benchmarks.seed_pentomino import bl_score, seed_pieces
 from puzzles.pentomino import PentominoStrip
-
-
-def rate(score, genomes, seconds: float) -> float:
-    """Evaluations per second, calling `score` on the genomes in turn for about `seconds`."""
-    done, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for g in genomes:
-            score(g)
-        done += len(genomes)
-    return done / (time.perf_counter() - start)
 
 
 def main() -> None:
