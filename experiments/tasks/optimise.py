@@ -49,6 +49,7 @@ def run(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     puzzle = build(cfg.puzzle, "puzzle")
     optimizer = build(cfg.optimizer, "optimizer")
     budget = make_budget(cfg.budget, puzzle.known_optimum)
+    puzzle.fitness(puzzle.space.identity())  # compile (or load numba's cache) outside the clock
     with tqdm(total=budget.evaluations, disable=not cfg.progress, unit="eval", leave=False,
               desc=f"{optimizer.name} seed {cfg.seed}") as bar:
         result = minimize(puzzle.fitness, puzzle.space, optimizer, budget, int(cfg.seed),
