@@ -16,6 +16,9 @@ from experiments.records import atomic_write, write_figure, write_table
 from experiments.stats import evaluations_to_optimum, pairwise, summarise
 
 
+TEST_COLUMNS = {"metric", "a", "b", "n_a", "n_b", "median_a", "median_b", "test", "p", "a12", "p_holm", "significant"}
+
+
 def score_label(runs: pd.DataFrame) -> str:
     """What 'best' means for these runs, for axis labels."""
     return "gaps" if set(runs.get("puzzle", [])) == {"pentomino"} else "best (fitness)"
@@ -45,8 +48,10 @@ def markdown(summary: pd.DataFrame, tests: pd.DataFrame, figures: list[str], fai
                   "does better (lower best, or fewer evaluations to the known optimum) than a run of *b*.", "",
                   tests.to_markdown(index=False, floatfmt=".4g"), ""]
         lines += [f"Significant at 0.05: {len(sig)} of {len(tests)} comparisons."]
-        lines += [f"- {r.metric}: **{r.a}** vs **{r.b}**: p_holm = {r.p_holm:.3g}, A12 = {r.a12:.2f} "
-                  f"({r.a if r.a12 > 0.5 else r.b} better)" for r in sig.itertuples()]
+        setting = [c for c in tests.columns if c not in TEST_COLUMNS and c != "puzzle"]
+        lines += [f"- {', '.join(f'{c}={r[c]}' for c in setting + ['metric'])}: **{r['a']}** vs **{r['b']}**: "
+                  f"p_holm = {r['p_holm']:.3g}, A12 = {r['a12']:.2f} ({r['a'] if r['a12'] > 0.5 else r['b']} better)"
+                  for _, r in sig.iterrows()]
         lines += [""]
     if failed:
         lines += [f"{failed} run(s) failed: see the `error` column of runs.csv.", ""]
