@@ -5,7 +5,7 @@ from typing import Any
 
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from heuristics.objective import Budget
 from puzzles.errors import PuzzleInputError
@@ -29,3 +29,12 @@ def make_budget(node: DictConfig, known_optimum: float | None) -> Budget:
     if target is None and node.stop_at_optimum:
         target = known_optimum
     return Budget(evaluations=node.evaluations, seconds=node.seconds, target=target)
+
+
+def task_settings(cfg: DictConfig, node: str, defaults: dict[str, Any]) -> dict[str, Any]:
+    """A task's own settings node with defaults filled in; unknown keys are refused in one line."""
+    given = OmegaConf.to_container(cfg[node], resolve=True) if node in cfg else {}
+    unknown = set(given) - set(defaults)
+    if unknown:
+        raise PuzzleInputError(f"unknown {node} setting(s) {sorted(unknown)}; known: {sorted(defaults)}")
+    return {**defaults, **given}

@@ -18,7 +18,7 @@ from omegaconf import DictConfig
 
 from experiments import exact
 from experiments.records import write_figure, write_record
-from experiments.tasks.exact_common import settings
+from experiments.build import task_settings
 from puzzles.calendar import WEEKDAYS, Calendar, parse_date
 
 DEFAULTS = {"board": "classic", "weekday": None, "draw": 1, "count": True, "backend": "algorithm_x"}
@@ -26,7 +26,7 @@ DEFAULTS = {"board": "classic", "weekday": None, "draw": 1, "count": True, "back
 
 def run(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     """Solve the date, draw up to `draw` solutions, count them all, write the record."""
-    s = settings(cfg, "calendar", DEFAULTS)
+    s = task_settings(cfg, "calendar", DEFAULTS)
     cal = Calendar(s["board"])
     day = parse_date(cfg.get("date"), s["weekday"])
     model = cal.cover(day)

@@ -20,7 +20,8 @@ from tqdm import tqdm
 
 from experiments import exact
 from experiments.records import write_figure, write_record, write_table
-from experiments.tasks.exact_common import settings, write_html
+from experiments.build import task_settings
+from experiments.tasks.exact_common import write_html
 from puzzles.calendar import LEAP_YEAR, Calendar, heatmap, year_days, year_pivot
 
 DEFAULTS = {"board": "classic", "year": LEAP_YEAR, "limit": None, "backend": "algorithm_x"}
@@ -28,7 +29,7 @@ DEFAULTS = {"board": "classic", "year": LEAP_YEAR, "limit": None, "backend": "al
 
 def run(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     """Count every date (with a progress bar), then write the table, its HTML and a heatmap."""
-    s = settings(cfg, "calendar", DEFAULTS)
+    s = task_settings(cfg, "calendar", DEFAULTS)
     cal = Calendar(s["board"])
     days = year_days(int(s["year"]))
     dates = list(cal.all_weekdays(days)) if cal.weekdays else days

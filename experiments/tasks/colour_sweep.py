@@ -21,24 +21,14 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from experiments.build import build, make_budget
+from experiments.build import build, make_budget, task_settings
 from experiments.colour_sweep import TABLE, point, seed_colours
 from experiments.greedy_solver import GreedySolver
 from experiments.records import flatten, write_figure, write_record, write_table
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching
-from puzzles.errors import PuzzleInputError
 
 DEFAULTS = {"colours": None, "points": None, "optimiser_points": 16, "pictures": []}
-
-
-def settings(cfg: DictConfig) -> dict[str, Any]:
-    """The `sweep` node with defaults filled in; unknown keys are refused in one line."""
-    given = OmegaConf.to_container(cfg.sweep, resolve=True) if "sweep" in cfg else {}
-    unknown = set(given) - set(DEFAULTS)
-    if unknown:
-        raise PuzzleInputError(f"unknown sweep setting(s) {sorted(unknown)}; known: {sorted(DEFAULTS)}")
-    return {**DEFAULTS, **given}
 
 
 def colour_counts(sweep: dict[str, Any], n: int, greedy: bool) -> list[int]:
@@ -67,7 +57,7 @@ def solve(puzzle: EdgeMatching, optimizer, cfg: DictConfig) -> tuple[Any, dict[s
 
 def run(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     """Solve every colour count, then write the table, the pictures and the run record."""
-    sweep, optimizer = settings(cfg), build(cfg.optimizer, "optimizer")
+    sweep, optimizer = task_settings(cfg, "sweep", DEFAULTS), build(cfg.optimizer, "optimizer")
     base = OmegaConf.to_container(cfg.puzzle, resolve=True)
     counts = [base["colours"]] if base.get("generator") == "file" else \
         colour_counts(sweep, int(base["n"]), isinstance(optimizer, GreedySolver))

@@ -17,7 +17,7 @@ from omegaconf import DictConfig
 
 from experiments import exact
 from experiments.records import write_figure, write_record, write_table
-from experiments.tasks.exact_common import settings
+from experiments.build import task_settings
 from puzzles.galakub import draw
 
 DEFAULTS = {"reflections": False}
@@ -26,7 +26,7 @@ SEED = {"raw": 576, "distinct": 8, "up_to_rotation": 1}
 
 def run(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     """Solve the cube completely, then write its figures and a picture."""
-    reflections = bool(settings(cfg, "galakub", DEFAULTS)["reflections"])
+    reflections = bool(task_settings(cfg, "galakub", DEFAULTS)["reflections"])
     start = time.perf_counter()
     figures, packing, owners = exact.galakub_figures(reflections)
     seconds = time.perf_counter() - start

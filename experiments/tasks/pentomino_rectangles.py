@@ -19,7 +19,8 @@ from tqdm import tqdm
 
 from experiments import exact
 from experiments.records import write_figure, write_record, write_table
-from experiments.tasks.exact_common import settings, write_html
+from experiments.build import task_settings
+from experiments.tasks.exact_common import write_html
 from puzzles.pictures import draw_grid
 from puzzles.rectangles import BOARDS, rectangle
 
@@ -28,7 +29,7 @@ DEFAULTS = {"boards": list(BOARDS)}
 
 def run(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     """Count every board's tilings, draw one tiling of each, write and print the table."""
-    boards = settings(cfg, "rectangles", DEFAULTS)["boards"]
+    boards = task_settings(cfg, "rectangles", DEFAULTS)["boards"]
     start = time.perf_counter()
     rows = [exact.rectangle_row(name) for name in tqdm(boards, disable=not cfg.progress,
                                                         unit="board", leave=False)]
