@@ -45,7 +45,7 @@ def _place(board, cells, dims, p, o, width, low):
     Bit-parallel over columns: a shift j is blocked if any cell (r, c) meets a filled board bit
     c + j, so OR-ing `board[i + r] >> c` over the piece's cells gives every blocked shift at once.
     """
-    h, w, k = dims[p, o, 0], dims[p, o, 1], dims[p, o, 2]
+    w, k = dims[p, o, 1], dims[p, o, 2]
     shifts = (np.uint64(1) << np.uint64(width - w + 1)) - np.uint64(1)
     i = low
     while True:
