@@ -100,8 +100,8 @@ class GA:
         population = [creator.Individual(space.random(rng).tolist()) for _ in range(self.pop_size)]
         self.evaluate(objective, population)
         while True:
-            elite = [tb.clone(ind) for ind in tools.selBest(population, self.elite)]
-            offspring = [tb.clone(ind) for ind in tb.select(population, self.pop_size - self.elite)]
-            offspring = algorithms.varAnd(offspring, tb, self.cxpb, self.mutpb)
+            elite = tools.selBest(population, self.elite)  # varAnd varies clones, so these stay intact
+            offspring = algorithms.varAnd(tb.select(population, self.pop_size - self.elite), tb,
+                                          self.cxpb, self.mutpb)
             self.evaluate(objective, offspring)
             population = elite + offspring
