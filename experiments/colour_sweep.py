@@ -144,7 +144,10 @@ def main() -> None:
     parser.add_argument("roots", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    table = gather(args.roots)
+    try:
+        table = gather(args.roots)
+    except FileNotFoundError as err:
+        raise SystemExit(f"error: {err}")
     print(summary(table).to_string(index=False))
     print(f"plot -> {write_outputs(table, args.out or args.roots[0])}")
 

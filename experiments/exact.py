@@ -9,14 +9,13 @@ import time
 from typing import Iterable, Iterator
 
 import numpy as np
-import pandas as pd
 
 from heuristics import exact_backends
 from heuristics.exact_cover import ExactCover
 from puzzles.calendar import WEEKDAYS, Calendar, Day
 from puzzles.galakub import figures, galakub
 from puzzles.packing import CoverModel, Packing
-from puzzles.rectangles import BOARDS, KNUTH, rectangle
+from puzzles.rectangles import KNUTH, rectangle
 
 
 def solve(packing: Packing, model: CoverModel, backend: str = "algorithm_x",
@@ -57,11 +56,6 @@ def rectangle_row(name: str) -> dict:
     return {"board": name, "raw": len(owners), "up_to_symmetry": packing.count_distinct(owners),
             "symmetries": len(packing.symmetry_perms), "seconds": time.perf_counter() - start,
             "knuth_raw": raw, "knuth_up_to_symmetry": sym}
-
-
-def rectangle_table(names: Iterable[str] = tuple(BOARDS)) -> pd.DataFrame:
-    """Knuth's table of pentomino rectangles, computed, with his figures beside ours."""
-    return pd.DataFrame([rectangle_row(n) for n in names])
 
 
 def galakub_figures(reflections: bool = False) -> tuple[dict, Packing, np.ndarray]:

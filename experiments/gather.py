@@ -57,7 +57,7 @@ def varying_columns(runs: pd.DataFrame) -> list[str]:
     for col in runs.columns:
         if col in OUTCOME_COLUMNS or col == "seed" or col.startswith("score."):
             continue
-        if col in ("puzzle", "optimizer", "task") or col.startswith(CONFIG_PREFIXES) or col.startswith("param."):
+        if col in ("puzzle", "optimizer", "task") or col.startswith(CONFIG_PREFIXES):
             by = runs.groupby("optimizer", dropna=False)[col] if col.startswith("optimizer.") else [(None, runs[col])]
             if any(s.astype(str).nunique() > 1 for _, s in by):
                 keys.append(col)

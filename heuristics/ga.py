@@ -71,6 +71,8 @@ class GA:
         if pop_size < 2 or not 0 <= elite < pop_size:
             raise PuzzleInputError(
                 f"optimizer.pop_size must be >= 2 and 0 <= elite < pop_size, got {pop_size}, {elite}")
+        if tournsize < 1:
+            raise PuzzleInputError(f"optimizer.tournsize must be >= 1, got {tournsize}")
         for name, p in (("cxpb", cxpb), ("mutpb", mutpb), ("indpb", indpb), ("orient_indpb", orient_indpb)):
             if not 0 <= p <= 1:
                 raise PuzzleInputError(f"optimizer.{name} must be a probability in [0, 1], got {p}")

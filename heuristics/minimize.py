@@ -7,6 +7,7 @@ from typing import Callable, Protocol
 import numpy as np
 
 from heuristics.objective import Budget, Objective, Stop
+from puzzles.errors import PuzzleInputError
 from puzzles.space import PermutationSpace
 
 
@@ -34,6 +35,8 @@ def minimize(fitness: Callable[[np.ndarray], float], space: PermutationSpace,
              optimizer: Optimizer, budget: Budget, seed: int,
              on_progress: Callable[[Objective], None] | None = None) -> Result:
     """Run `optimizer` on `fitness` until the budget ends it; seeded, so it reproduces."""
+    if space.n < 2:
+        raise PuzzleInputError(f"nothing to optimise: the search space orders {space.n} item(s)")
     objective = Objective(fitness, space, budget, on_progress=on_progress)
     rng = np.random.default_rng(seed)
     try:

@@ -39,7 +39,7 @@ class Budget:
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise PuzzleInputError(f"budget.{name} must be positive, got {value}")
-        if self.evaluations is None and self.seconds is None and self.target is None:
+        if self.evaluations is None and self.seconds is None:  # a target alone may never be reached
             raise PuzzleInputError("the budget is unbounded: set budget.evaluations or budget.seconds")
 
 
@@ -72,7 +72,7 @@ class Objective:
         budget = self.budget
         if budget.evaluations is not None and self.evaluations >= budget.evaluations:
             raise Stop("evaluations")
-        if budget.seconds is not None and self.seconds >= budget.seconds:
+        if budget.seconds is not None and self.evaluations and self.seconds >= budget.seconds:
             raise Stop("seconds")
         value = float(self.fitness(genome))
         self.evaluations += 1

@@ -30,6 +30,8 @@ class SimulatedAnnealing:
         if not (t0 > 0 and 0 < alpha < 1 and 0 < t_min < t0):
             raise PuzzleInputError(
                 f"optimizer needs t0 > t_min > 0 and 0 < alpha < 1, got t0={t0}, t_min={t_min}, alpha={alpha}")
+        if not 0 <= orientation_rate <= 1:
+            raise PuzzleInputError(f"optimizer.orientation_rate must be in [0, 1], got {orientation_rate}")
         total = sum(weights.values())
         if total <= 0 or min(weights.values()) < 0:
             raise PuzzleInputError(f"optimizer.moves weights must be >= 0 and not all 0, got {weights}")

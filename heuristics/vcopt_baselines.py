@@ -11,6 +11,7 @@ import numpy as np
 from vcopt import vcopt
 
 from heuristics.objective import Objective
+from puzzles.errors import PuzzleInputError
 from puzzles.space import PermutationSpace
 
 
@@ -66,6 +67,8 @@ class VcoptOpt2:
     name = "vcopt_opt2"
 
     def __init__(self, start: str = "identity"):
+        if start not in ("identity", "random"):
+            raise PuzzleInputError(f"optimizer.start must be 'identity' or 'random', got {start!r}")
         self.start = start
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:

@@ -93,6 +93,8 @@ def _weekday(value: str | int) -> int:
 
 def year_days(year: int = LEAP_YEAR) -> list[Day]:
     """Every date of a year, with its weekday."""
+    if not dt.MINYEAR <= year <= dt.MAXYEAR:
+        raise PuzzleInputError(f"calendar.year must be between {dt.MINYEAR} and {dt.MAXYEAR}, got {year}")
     first = dt.date(year, 1, 1)
     days = (first + dt.timedelta(n) for n in range(366 if _cal.isleap(year) else 365))
     return [Day(d.month, d.day, d.isoweekday() % 7) for d in days]

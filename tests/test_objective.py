@@ -44,13 +44,21 @@ def test_seconds_budget_uses_the_clock():
     with pytest.raises(Stop, match="seconds"):
         while True:
             obj(SPACE.identity())
-    assert obj.evaluations == 1  # clock: start 0, check 1 (ok), trace 2, check 3 -> stop
+    # clock reads: start 0; 1st call (always evaluated) traces at 1; 2nd checks 2 (< 3, ok); 3rd checks 3 -> stop
+    assert obj.evaluations == 2
+
+
+def test_the_first_evaluation_always_happens():
+    ticks = iter([0.0, 10.0, 10.0, 10.0])
+    obj = Objective(count_inversions, SPACE, Budget(seconds=1), clock=lambda: next(ticks))
+    assert obj(SPACE.identity()) == 0 and obj.best_genome is not None
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
     ({"evaluations": -5}, "budget.evaluations must be positive, got -5"),
     ({"seconds": 0}, "budget.seconds must be positive"),
     ({}, "unbounded"),
+    ({"target": 0}, "unbounded"),
 ])
 def test_bad_budgets_are_refused(kwargs, fragment):
     with pytest.raises(PuzzleInputError, match=fragment):

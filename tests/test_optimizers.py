@@ -64,6 +64,12 @@ def test_reaches_the_known_optimum_of_the_seed_problem(optimizer):
     assert result.best == 12 and result.stop_reason == "target"
 
 
+def test_a_space_of_one_item_is_refused():
+    from puzzles.space import PermutationSpace
+    with pytest.raises(PuzzleInputError, match="nothing to optimise"):
+        minimize(lambda g: 0.0, PermutationSpace(1), TwoOpt(), Budget(evaluations=10), seed=0)
+
+
 def test_token_encoding_reaches_every_genome_of_the_space():
     space = FREE.space
     encoding = TokenEncoding(space)
@@ -86,6 +92,9 @@ def test_token_encoding_reaches_every_genome_of_the_space():
     (lambda: TwoOpt(strategy="worst"), "optimizer.strategy"),
     (lambda: SimulatedAnnealing(alpha=1.5), "alpha"),
     (lambda: SimulatedAnnealing(moves={"teleport": 1}), "unknown move"),
+    (lambda: SimulatedAnnealing(orientation_rate=2), "orientation_rate"),
+    (lambda: GA(tournsize=0), "tournsize"),
+    (lambda: VcoptOpt2(start="identiy"), "optimizer.start"),
 ])
 def test_bad_optimizer_parameters_are_refused(make, fragment):
     with pytest.raises(PuzzleInputError, match=fragment):

@@ -10,6 +10,7 @@ record (the date, the solution count, seconds), and prints the first solution as
 """
 from __future__ import annotations
 
+import datetime as dt
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from omegaconf import DictConfig
 
 from experiments import exact
-from experiments.records import write_figure, write_record
+from experiments.records import write_config, write_figure, write_record
 from experiments.build import task_settings
 from puzzles.calendar import WEEKDAYS, Calendar, parse_date
 
@@ -27,6 +28,9 @@ DEFAULTS = {"board": "classic", "weekday": None, "draw": 1, "count": True, "back
 def run(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     """Solve the date, draw up to `draw` solutions, count them all, write the record."""
     s = task_settings(cfg, "calendar", DEFAULTS)
+    if cfg.get("date") is None:  # "today": save the date itself, so the run can be repeated tomorrow
+        cfg.date = dt.date.today().isoformat()
+        write_config(cfg, run_dir)
     cal = Calendar(s["board"])
     day = parse_date(cfg.get("date"), s["weekday"])
     model = cal.cover(day)
