@@ -247,7 +247,3 @@ def solve(X):
         Y[index] = max_piece
     return Y
 
-
-def match_rate_percent(Y):
-    """The seed's plotted number: int(check(Y) / (N*4) * 100)."""
-    return int((check(Y) / (len(Y) * 4)) * 100)

@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from puzzles.errors import PuzzleInputError
-from puzzles.pieces import Piece, normalise, orientations, symmetries
+from puzzles.pieces import Piece, orientations, symmetries
 
 
 @dataclass(frozen=True)
@@ -42,14 +42,6 @@ class Board:
         grid = np.zeros(self.shape, dtype=bool)
         grid[tuple(self.cells.T)] = True
         return grid
-
-
-def board_from_art(lines: Sequence[str]) -> Board:
-    """A 2D board drawn with '#' for a cell and '.' for none."""
-    cells = [(r, c) for r, line in enumerate(lines) for c, ch in enumerate(line) if ch == "#"]
-    if not cells:
-        raise PuzzleInputError("a board needs at least one cell ('#')")
-    return Board(normalise(np.array(cells)))
 
 
 def box(*extent: int, holes: Sequence[Sequence[int]] = ()) -> Board:

@@ -12,6 +12,7 @@ from tqdm import tqdm
 from experiments.build import build, make_budget
 from experiments.records import flatten, write_figure, write_record
 from heuristics.minimize import Result, minimize
+from puzzles.base import Puzzle
 
 TRACE_COLUMNS = ["evaluations", "seconds", "best"]
 
@@ -26,7 +27,7 @@ def first_reach(trace: pd.DataFrame, target: float | None) -> tuple[float | None
     return float(hit["evaluations"].iloc[0]), float(hit["seconds"].iloc[0])
 
 
-def run_row(cfg: DictConfig, puzzle, optimizer, result: Result, trace: pd.DataFrame) -> dict[str, Any]:
+def run_row(cfg: DictConfig, puzzle: Puzzle, optimizer, result: Result, trace: pd.DataFrame) -> dict[str, Any]:
     """The run's one row: what was run (every parameter a column) and what it found."""
     optimum = puzzle.known_optimum
     evals_to, secs_to = first_reach(trace, optimum)
