@@ -69,36 +69,50 @@ def paired_samples(a: pd.DataFrame, b: pd.DataFrame, instance: list[str], metric
 
 
 def compare(a: pd.DataFrame, b: pd.DataFrame, instance: list[str], metric: str = "best") -> dict:
-    """One comparison: Wilcoxon signed-rank when runs pair up on instances, else Mann-Whitney U."""
+    """One comparison: Wilcoxon signed-rank when runs pair up on instances, else Mann-Whitney U.
+
+    `n` is what the test used: pairs for Wilcoxon, runs (both sides) for Mann-Whitney. Values must
+    be finite (`censor` encodes failures first), so no scipy version drops or propagates a NaN.
+    """
     from scipy import stats
 
     paired = paired_samples(a, b, instance, metric)
     if paired is not None:
         x, y = paired
         if np.all(x == y):
-            return {"test": "wilcoxon", "p": 1.0}
-        return {"test": "wilcoxon", "p": float(stats.wilcoxon(x, y, zero_method="zsplit").pvalue)}
+            return {"test": "wilcoxon", "n": len(x), "p": 1.0}
+        p = stats.wilcoxon(x, y, zero_method="zsplit", nan_policy="raise").pvalue
+        return {"test": "wilcoxon", "n": len(x), "p": float(p)}
     x, y = a[metric].to_numpy(float), b[metric].to_numpy(float)
+    n = len(x) + len(y)
     if np.all(x == x[0]) and np.all(y == x[0]):
-        return {"test": "mann-whitney", "p": 1.0}
-    exact = len(np.unique(np.concatenate([x, y]))) == len(x) + len(y) and len(x) * len(y) <= 10_000
+        return {"test": "mann-whitney", "n": n, "p": 1.0}
+    exact = len(np.unique(np.concatenate([x, y]))) == n and len(x) * len(y) <= 10_000
     method = "exact" if exact else "asymptotic"  # exact whenever there are no ties and it is cheap
-    return {"test": "mann-whitney",
-            "p": float(stats.mannwhitneyu(x, y, alternative="two-sided", method=method).pvalue)}
+    p = stats.mannwhitneyu(x, y, alternative="two-sided", method=method, nan_policy="raise").pvalue
+    return {"test": "mann-whitney", "n": n, "p": float(p)}
 
 
 def evaluations_to_optimum(runs: pd.DataFrame) -> pd.Series:
-    """Evaluations a run needed to reach the known optimum; infinite if it never did."""
+    """Evaluations a run needed to reach the known optimum, a failed run censored above every success.
+
+    A failure's time is only known to exceed its budget, so it gets one value worse than any run's
+    spent evaluations: failures tie with each other (a pair in which both failed is a tie, not a
+    NaN from inf - inf) and rank behind every success, which is all a rank test reads.
+    """
     success = runs["success"].astype("boolean").fillna(False).to_numpy(bool)
-    return pd.Series(np.where(success, runs["evals_to_optimum"], np.inf), index=runs.index)
+    censored = float(runs["evaluations"].max()) + 1
+    return pd.Series(np.where(success, runs["evals_to_optimum"], censored), index=runs.index)
 
 
 def pairwise(runs: pd.DataFrame, keys: list[str], instance: list[str] | None = None,
-             alpha: float = 0.05, metric: str = "best") -> pd.DataFrame:
-    """Every pair of optimisers within each setting: test, Holm-corrected p, A12, significance.
+             alpha: float = 0.05, metrics: tuple[str, ...] = ("best",)) -> pd.DataFrame:
+    """Every pair of optimisers within each setting, for each metric: test, n, p, A12, significance.
 
-    `metric` is a column to minimise (the final best, or evaluations to the optimum); `a12` is the
-    probability that a run of `a` does better (lower) than a run of `b`.
+    Each metric is a column to minimise (the final best, or evaluations to the optimum); `a12` is the
+    probability that a run of `a` does better (lower) than a run of `b`. Holm's correction covers the
+    whole table, one family over every setting and metric, so "significant" bounds the chance of any
+    false positive in it at `alpha`.
     """
     instance = instance or []
     setting = [k for k in keys if k != "optimizer" and k not in instance]
@@ -106,20 +120,19 @@ def pairwise(runs: pd.DataFrame, keys: list[str], instance: list[str] | None = N
     for key, g in (runs.groupby(setting, dropna=False) if setting else [((), runs)]):
         key = key if isinstance(key, tuple) else (key,)
         names = sorted(g["optimizer"].unique())
-        found = []
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                ra, rb = g[g["optimizer"] == a], g[g["optimizer"] == b]
-                found.append({**dict(zip(setting, key)), "metric": metric, "a": a, "b": b,
-                              "n_a": len(ra), "n_b": len(rb),
-                              "median_a": ra[metric].median(), "median_b": rb[metric].median(),
-                              **compare(ra, rb, instance, metric), "a12": a12(rb[metric], ra[metric])})
-        if found:
-            for row, p in zip(found, holm([r["p"] for r in found])):
-                row["p_holm"] = p
-                row["significant"] = bool(p < alpha)
-            rows += found
-    return pd.DataFrame(rows)
+        for metric in metrics:
+            for i, a in enumerate(names):
+                for b in names[i + 1:]:
+                    ra, rb = g[g["optimizer"] == a], g[g["optimizer"] == b]
+                    rows.append({**dict(zip(setting, key)), "metric": metric, "a": a, "b": b,
+                                 "n_a": len(ra), "n_b": len(rb),
+                                 "median_a": ra[metric].median(), "median_b": rb[metric].median(),
+                                 **compare(ra, rb, instance, metric), "a12": a12(rb[metric], ra[metric])})
+    tests = pd.DataFrame(rows)
+    if len(tests):
+        tests["p_holm"] = holm(tests["p"])
+        tests["significant"] = tests["p_holm"] < alpha
+    return tests
 
 
 def first_hits(traces: pd.DataFrame, targets: np.ndarray) -> pd.DataFrame:

@@ -39,6 +39,14 @@ def reorient(genome: np.ndarray, space: PermutationSpace, item: int, value: int)
     return out
 
 
+def random_turn(genome: np.ndarray, space: PermutationSpace, rng: np.random.Generator) -> np.ndarray:
+    """Another orientation for a random item that has one, so the move never re-scores the genome."""
+    item = int(space.turnable[rng.integers(len(space.turnable))])
+    now = int(genome[space.n + item])
+    value = int(rng.integers(space.orientations[item] - 1))
+    return reorient(genome, space, item, value + (value >= now))
+
+
 def two_positions(n: int, rng: np.random.Generator) -> tuple[int, int]:
     """Two distinct positions, uniformly (cheaper than rng.choice on this hot path)."""
     i, j = int(rng.integers(n)), int(rng.integers(n - 1))
@@ -50,8 +58,7 @@ def random_move(genome: np.ndarray, space: PermutationSpace, kind: str,
     """A random neighbour by one move of the given kind."""
     n = space.n
     if kind == "orientation":
-        item = int(rng.integers(n))
-        return reorient(genome, space, item, int(rng.integers(space.orientations[item])))
+        return random_turn(genome, space, rng)
     i, j = two_positions(n, rng)
     if kind == "insert":
         return insert(genome, i, j, n)

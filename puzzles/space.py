@@ -6,6 +6,7 @@ by one orientation index per *item*, so an item keeps its orientation wherever i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -24,6 +25,11 @@ class PermutationSpace:
     @property
     def oriented(self) -> bool:
         return bool(self.orientations) and max(self.orientations) > 1
+
+    @cached_property
+    def turnable(self) -> np.ndarray:
+        """Items with more than one orientation: the only ones an orientation move can change."""
+        return np.flatnonzero(np.asarray(self.orientations, dtype=np.int64) > 1)
 
     @property
     def genome_length(self) -> int:

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.stats import a12, ert, first_hits, holm, pairwise, summarise
+from experiments.stats import a12, ert, evaluations_to_optimum, first_hits, holm, pairwise, summarise
 
 
 def test_a12_of_fixed_samples():
@@ -67,3 +67,32 @@ def test_first_hits_for_ecdf():
     traces = pd.DataFrame({"run_id": [0, 0, 0], "evaluations": [1, 5, 20], "best": [9.0, 4.0, 2.0]})
     hits = first_hits(traces, np.array([10.0, 4.0, 3.0, 1.0]))
     assert hits["evaluations"].tolist() == [1, 5, 20, np.inf]
+
+
+def test_runs_that_both_failed_tie_in_evaluations_to_optimum():
+    # 10 instances; on 4 both optimisers fail. inf - inf would be NaN: a censored failure makes those
+    # 4 pairs ties, so all 10 pairs enter the test and none is dropped.
+    runs = pd.DataFrame({
+        "optimizer": ["a"] * 10 + ["b"] * 10, "puzzle.instance": list(range(10)) * 2,
+        "success": [True] * 6 + [False] * 4 + [True] * 3 + [False] * 7,
+        "evals_to_optimum": [10, 20, 30, 40, 50, 60, None, None, None, None] + [15, 25, 35] + [None] * 7,
+        "evaluations": [10, 20, 30, 40, 50, 60, 100, 100, 100, 100, 15, 25, 35] + [100] * 7})
+    timed = runs.assign(evaluations_to_optimum=evaluations_to_optimum(runs))
+    assert timed["evaluations_to_optimum"].tolist()[6:10] == [101.0] * 4  # above every run's spend
+    (row,) = pairwise(timed, ["optimizer", "puzzle.instance"], instance=["puzzle.instance"],
+                      metrics=("evaluations_to_optimum",)).itertuples()
+    assert row.test == "wilcoxon" and row.n == 10 and np.isfinite(row.p)
+    from scipy import stats
+    x, y = timed["evaluations_to_optimum"].to_numpy()[:10], timed["evaluations_to_optimum"].to_numpy()[10:]
+    assert row.p == pytest.approx(stats.wilcoxon(x, y, zero_method="zsplit").pvalue)
+
+
+def test_holm_covers_every_setting_and_metric_as_one_family():
+    df = runs_frame().rename(columns={"seed": "puzzle.instance"})
+    df = pd.concat([df.assign(width=6), df.assign(width=7)], ignore_index=True)
+    df["other"] = df["best"]
+    tests = pairwise(df, ["optimizer", "width", "puzzle.instance"], instance=["puzzle.instance"],
+                     metrics=("best", "other"))
+    assert len(tests) == 4  # 2 settings x 2 metrics, one pair each
+    assert tests["p_holm"].tolist() == pytest.approx(list(holm(tests["p"])))
+    assert tests["p_holm"].iloc[0] == pytest.approx(min(1.0, 4 * tests["p"].iloc[0]))
