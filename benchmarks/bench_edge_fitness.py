@@ -12,7 +12,8 @@ import numpy as np
 
 from benchmarks.timing import rate
 from benchmarks.edge_fitness_numpy import unmatched_numpy
-from heuristics.objective import Budget, Objective
+from core import Budget
+from heuristics.objective import Objective
 from puzzles.edge_matching import EdgeMatching
 
 

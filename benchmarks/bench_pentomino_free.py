@@ -12,7 +12,7 @@ from joblib import Parallel, delayed
 
 from heuristics.ga import GA
 from heuristics.minimize import minimize
-from heuristics.objective import Budget
+from core import Budget
 from heuristics.random_search import RandomSearch
 from heuristics.sa import SimulatedAnnealing
 from heuristics.two_opt import TwoOpt

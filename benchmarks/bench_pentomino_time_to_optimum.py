@@ -15,7 +15,7 @@ import statistics
 from benchmarks.seed_pentomino import bl_score, seed_pieces
 from heuristics.ga import GA
 from heuristics.minimize import minimize
-from heuristics.objective import Budget
+from core import Budget
 from heuristics.vcopt_baselines import VcoptTspGA
 from puzzles.pentomino import PentominoStrip
 

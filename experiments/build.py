@@ -7,8 +7,7 @@ from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from heuristics.objective import Budget
-from puzzles.errors import PuzzleInputError
+from core import Budget, InputError
 
 
 def build(node: DictConfig, what: str) -> Any:
@@ -17,10 +16,10 @@ def build(node: DictConfig, what: str) -> Any:
         return instantiate(node, _convert_="all")
     except InstantiationException as err:
         cause = err.__cause__
-        if isinstance(cause, PuzzleInputError):
+        if isinstance(cause, InputError):
             raise cause from None
         first = str(err).strip().splitlines()[0]
-        raise PuzzleInputError(f"cannot build the {what}: {first}") from err
+        raise InputError(f"cannot build the {what}: {first}") from err
 
 
 def make_budget(node: DictConfig, known_optimum: float | None) -> Budget:
@@ -36,11 +35,11 @@ def task_settings(cfg: DictConfig, node: str, defaults: dict[str, Any]) -> dict[
     given = OmegaConf.to_container(cfg[node], resolve=True) if node in cfg else {}
     unknown = set(given) - set(defaults)
     if unknown:
-        raise PuzzleInputError(f"unknown {node} setting(s) {sorted(unknown)}; known: {sorted(defaults)}")
+        raise InputError(f"unknown {node} setting(s) {sorted(unknown)}; known: {sorted(defaults)}")
     for key, value in given.items():
         expected = type(defaults[key])
         if defaults[key] is not None and value is not None and not _same_kind(value, expected):
-            raise PuzzleInputError(
+            raise InputError(
                 f"{node}.{key} must be a {expected.__name__} (like {defaults[key]!r}), got {value!r}")
     return {**defaults, **given}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from heuristics.edge_greedy import greedy
 from puzzles.edge_matching import EdgeMatching, Layout
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 
 class GreedySolver:
@@ -21,21 +21,21 @@ class GreedySolver:
     def solve(self, puzzle: EdgeMatching) -> Layout:
         """One greedy board, checked: hints kept, and each piece once unless seed-faithful."""
         if not isinstance(puzzle, EdgeMatching):
-            raise PuzzleInputError(f"optimizer={self.name} solves edge-matching puzzles only (puzzle=edge_matching)")
+            raise InputError(f"optimizer={self.name} solves edge-matching puzzles only (puzzle=edge_matching)")
         if self.seed_faithful and puzzle.rotations:
-            raise PuzzleInputError("optimizer=greedy_faithful reproduces the seed, whose pieces never turn: "
+            raise InputError("optimizer=greedy_faithful reproduces the seed, whose pieces never turn: "
                                    "use puzzle.rotations=false, or optimizer=greedy")
         try:
             piece, rot = greedy(puzzle.colours, puzzle.n, puzzle.fixed, rotations=puzzle.rotations,
                                 seed_faithful=self.seed_faithful)
         except ValueError as err:
-            raise PuzzleInputError(f"optimizer={self.name}: {err}") from None
+            raise InputError(f"optimizer={self.name}: {err}") from None
         layout = Layout(puzzle.n, piece, rot)
         puzzle.check(layout, allow_duplicates=self.seed_faithful)
         return layout
 
     def run(self, objective, rng) -> None:
         """Refuse, in one line: the greedy needs the pieces, which an objective does not carry."""
-        raise PuzzleInputError(
+        raise InputError(
             f"optimizer={self.name} builds its board from the pieces rather than by evaluating genomes: "
             "run it with task=colour_sweep (add +sweep.colours=[20] for a single board)")

@@ -17,7 +17,7 @@ from omegaconf import OmegaConf
 
 from experiments.records import CONFIG, RUN, TRACE
 from experiments.tasks import get_task
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 TIMING = {"seconds", "seconds_to_optimum", "run_dir", "run_id", "threads"}  # not results: the machine
 
@@ -44,7 +44,7 @@ def reproduce(run_dir: Path) -> list[str]:
     """Re-run the run in `run_dir` into a scratch directory; return what differs (empty: identical)."""
     run_dir = Path(run_dir)
     if not (run_dir / CONFIG).is_file() or not (run_dir / RUN).is_file():
-        raise PuzzleInputError(f"{run_dir} is not a finished run directory (needs {CONFIG} and {RUN})")
+        raise InputError(f"{run_dir} is not a finished run directory (needs {CONFIG} and {RUN})")
     cfg = OmegaConf.load(run_dir / CONFIG)
     cfg.progress = False
     with tempfile.TemporaryDirectory() as scratch:
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cfg = OmegaConf.load(args.run_dir / CONFIG) if (args.run_dir / CONFIG).is_file() else None
         diffs = reproduce(args.run_dir)
-    except PuzzleInputError as err:
+    except InputError as err:
         sys.exit(f"error: {err}")
     if not diffs:
         print(f"reproduced: {args.run_dir} (same best and same trace)")

@@ -19,7 +19,7 @@ from omegaconf.errors import OmegaConfBaseException
 from experiments.records import is_complete, write_config, write_record
 from experiments.schema import register
 from experiments.tasks import get_task
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 register()
 
@@ -47,7 +47,7 @@ def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
     try:
         task = get_task(cfg.task)
         return task(cfg, run_dir)
-    except (PuzzleInputError, OmegaConfBaseException) as err:
+    except (InputError, OmegaConfBaseException) as err:
         if not multirun:
             print(f"error: {err}", file=sys.stderr)
             sys.exit(2)

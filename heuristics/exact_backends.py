@@ -15,7 +15,7 @@ from typing import Iterator
 import numpy as np
 
 from heuristics.exact_cover import ExactCover, bool_matrix, solution_limit
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 BACKENDS = ("algorithm_x", "ilp", "cpsat")
 
@@ -33,7 +33,7 @@ def solutions(problem, backend: str = "algorithm_x",
         return _ilp_solutions(problem, solution_limit(limit))
     if backend == "cpsat":
         return iter(_cpsat_solutions(problem, solution_limit(limit)))
-    raise PuzzleInputError(
+    raise InputError(
         f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
 
 
@@ -63,7 +63,7 @@ def _import(module: str, backend: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise PuzzleInputError(
+        raise InputError(
             f"the {backend!r} backend needs {module.split('.')[0]}: pip install 'puzzlelab[exact]'"
         ) from None
 

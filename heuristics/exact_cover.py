@@ -32,7 +32,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 RULES = ("first", "mrv")
 BATCH = 4096
@@ -223,10 +223,10 @@ def masks_from_rows(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
     masks = np.zeros((len(rows), words), dtype=np.uint64)
     for i, row in enumerate(rows):
         if len(set(row)) != len(row):
-            raise PuzzleInputError(f"exact cover: row {i} lists an item twice: {row}")
+            raise InputError(f"exact cover: row {i} lists an item twice: {row}")
         for item in row:
             if not 0 <= item < n_items:
-                raise PuzzleInputError(
+                raise InputError(
                     f"exact cover: row {i} has item {item}, outside 0..{n_items - 1}")
             masks[i, item // 64] |= np.uint64(1) << np.uint64(item % 64)
     return masks
@@ -264,7 +264,7 @@ class Regions:
 
     def __post_init__(self):
         if not 1 <= len(self.strides) == len(self.plus) <= 3:
-            raise PuzzleInputError("regions: give 1 to 3 axes, one stride and one plus mask each")
+            raise InputError("regions: give 1 to 3 axes, one stride and one plus mask each")
 
     def spec(self) -> np.ndarray:
         """The rule as the search takes it: axes, 3 strides, 3 plus masks, cells, min, divisor."""
@@ -295,7 +295,7 @@ class ExactCover:
                  regions: Regions | None = None):
         secondary = set(secondary)
         if any(not 0 <= s < n_items for s in secondary):
-            raise PuzzleInputError(f"exact cover: secondary items must lie in 0..{n_items - 1}")
+            raise InputError(f"exact cover: secondary items must lie in 0..{n_items - 1}")
         primary = [i for i in range(n_items) if i not in secondary]
         self._setup(masks_from_rows(rows, n_items), n_items, masks_from_rows([primary], n_items)[0],
                     rule, regions)
@@ -319,7 +319,7 @@ class ExactCover:
                regions: Regions | None):
         """Keep the bitsets and lay out the candidate rows each rule walks, item by item."""
         if rule not in RULES:
-            raise PuzzleInputError(f"exact cover: rule must be one of {RULES}, got {rule!r}")
+            raise InputError(f"exact cover: rule must be one of {RULES}, got {rule!r}")
         self.masks, self.n_items, self.primary, self.rule = masks, n_items, primary, rule
         bits = bool_matrix(masks)[:, :n_items]
         is_primary = bool_matrix(primary[None, :])[0, :n_items]
@@ -375,5 +375,5 @@ def solution_limit(limit: int | None) -> int:
     if limit is None:
         return int(NO_LIMIT)
     if int(limit) < 1:
-        raise PuzzleInputError(f"solution limit must be at least 1, got {limit}")
+        raise InputError(f"solution limit must be at least 1, got {limit}")
     return int(limit)

@@ -12,8 +12,7 @@ import numpy as np
 from deap import algorithms, base, creator, tools
 
 from heuristics.objective import Objective
-from puzzles.errors import PuzzleInputError
-from puzzles.space import PermutationSpace
+from core import InputError, PermutationSpace
 
 # DEAP's classes live at module level so that runs can be pickled to launcher workers.
 if not hasattr(creator, "FitnessMin"):
@@ -66,16 +65,16 @@ class GA:
                  indpb: float = 0.2, orient_indpb: float = 0.1, tournsize: int = 3,
                  elite: int = 2, crossover: str = "ordered"):
         if crossover not in CROSSOVERS:
-            raise PuzzleInputError(
+            raise InputError(
                 f"optimizer.crossover must be one of {sorted(CROSSOVERS)}, got {crossover!r}")
         if pop_size < 2 or not 0 <= elite < pop_size:
-            raise PuzzleInputError(
+            raise InputError(
                 f"optimizer.pop_size must be >= 2 and 0 <= elite < pop_size, got {pop_size}, {elite}")
         if tournsize < 1:
-            raise PuzzleInputError(f"optimizer.tournsize must be >= 1, got {tournsize}")
+            raise InputError(f"optimizer.tournsize must be >= 1, got {tournsize}")
         for name, p in (("cxpb", cxpb), ("mutpb", mutpb), ("indpb", indpb), ("orient_indpb", orient_indpb)):
             if not 0 <= p <= 1:
-                raise PuzzleInputError(f"optimizer.{name} must be a probability in [0, 1], got {p}")
+                raise InputError(f"optimizer.{name} must be a probability in [0, 1], got {p}")
         self.pop_size, self.cxpb, self.mutpb = pop_size, cxpb, mutpb
         self.indpb, self.orient_indpb, self.tournsize = indpb, orient_indpb, tournsize
         self.elite, self.crossover = elite, crossover

@@ -1,34 +1,12 @@
 """The driver: one call runs one optimiser on one fitness under one budget, like pymoo's `minimize`."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable
 
 import numpy as np
 
-from heuristics.objective import Budget, Objective, Stop
-from puzzles.errors import PuzzleInputError
-from puzzles.space import PermutationSpace
-
-
-class Optimizer(Protocol):
-    """An optimiser is a plain loop that calls the objective until it raises Stop."""
-
-    name: str
-
-    def run(self, objective: Objective, rng: np.random.Generator) -> None: ...
-
-
-@dataclass
-class Result:
-    """What one run found and what it cost; `trace` rows are (evaluations, seconds, best)."""
-
-    best: float
-    best_genome: np.ndarray
-    evaluations: int
-    seconds: float
-    stop_reason: str
-    trace: list[tuple[int, float, float]]
+from core import Budget, InputError, Optimizer, PermutationSpace, Result
+from heuristics.objective import Objective, Stop
 
 
 def minimize(fitness: Callable[[np.ndarray], float], space: PermutationSpace,
@@ -36,7 +14,7 @@ def minimize(fitness: Callable[[np.ndarray], float], space: PermutationSpace,
              on_progress: Callable[[Objective], None] | None = None) -> Result:
     """Run `optimizer` on `fitness` until the budget ends it; seeded, so it reproduces."""
     if space.n < 2:
-        raise PuzzleInputError(f"nothing to optimise: the search space orders {space.n} item(s)")
+        raise InputError(f"nothing to optimise: the search space orders {space.n} item(s)")
     objective = Objective(fitness, space, budget, on_progress=on_progress)
     rng = np.random.default_rng(seed)
     try:

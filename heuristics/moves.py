@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.space import PermutationSpace
+from core import PermutationSpace
 
 
 def reverse(genome: np.ndarray, i: int, j: int) -> np.ndarray:

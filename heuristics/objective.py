@@ -12,8 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from puzzles.errors import PuzzleInputError
-from puzzles.space import PermutationSpace
+from core import Budget, PermutationSpace
 
 PROGRESS_EVERY = 1000
 
@@ -24,23 +23,6 @@ class Stop(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-
-@dataclass(frozen=True)
-class Budget:
-    """When a run ends: after `evaluations`, after `seconds`, or once best <= `target`."""
-
-    evaluations: int | None = None
-    seconds: float | None = None
-    target: float | None = None
-
-    def __post_init__(self):
-        for name in ("evaluations", "seconds"):
-            value = getattr(self, name)
-            if value is not None and not value > 0:
-                raise PuzzleInputError(f"budget.{name} must be positive, got {value}")
-        if self.evaluations is None and self.seconds is None:  # a target alone may never be reached
-            raise PuzzleInputError("the budget is unbounded: set budget.evaluations or budget.seconds")
 
 
 @dataclass

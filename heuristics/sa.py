@@ -7,7 +7,7 @@ import numpy as np
 
 from heuristics.moves import random_move
 from heuristics.objective import Objective
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 MOVES = ("swap", "insert", "reversal")
 
@@ -26,15 +26,15 @@ class SimulatedAnnealing:
         weights = dict(moves or {"swap": 1.0, "insert": 1.0, "reversal": 1.0})
         unknown = set(weights) - set(MOVES)
         if unknown:
-            raise PuzzleInputError(f"optimizer.moves: unknown move(s) {sorted(unknown)}; use {list(MOVES)}")
+            raise InputError(f"optimizer.moves: unknown move(s) {sorted(unknown)}; use {list(MOVES)}")
         if not (t0 > 0 and 0 < alpha < 1 and 0 < t_min < t0):
-            raise PuzzleInputError(
+            raise InputError(
                 f"optimizer needs t0 > t_min > 0 and 0 < alpha < 1, got t0={t0}, t_min={t_min}, alpha={alpha}")
         if not 0 <= orientation_rate <= 1:
-            raise PuzzleInputError(f"optimizer.orientation_rate must be in [0, 1], got {orientation_rate}")
+            raise InputError(f"optimizer.orientation_rate must be in [0, 1], got {orientation_rate}")
         total = sum(weights.values())
         if total <= 0 or min(weights.values()) < 0:
-            raise PuzzleInputError(f"optimizer.moves weights must be >= 0 and not all 0, got {weights}")
+            raise InputError(f"optimizer.moves weights must be >= 0 and not all 0, got {weights}")
         self.t0, self.alpha, self.t_min = t0, alpha, t_min
         self.kinds = list(weights)
         self.cumulative = np.cumsum([weights[k] / total for k in self.kinds])

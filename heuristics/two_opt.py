@@ -7,7 +7,7 @@ import numpy as np
 
 from heuristics.moves import reorient, reverse, swap
 from heuristics.objective import Objective
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 
 class TwoOpt:
@@ -23,11 +23,11 @@ class TwoOpt:
 
     def __init__(self, strategy: str = "first", move: str = "reversal", start: str = "random"):
         if strategy not in ("first", "best"):
-            raise PuzzleInputError(f"optimizer.strategy must be 'first' or 'best', got {strategy!r}")
+            raise InputError(f"optimizer.strategy must be 'first' or 'best', got {strategy!r}")
         if move not in ("reversal", "swap"):
-            raise PuzzleInputError(f"optimizer.move must be 'reversal' or 'swap', got {move!r}")
+            raise InputError(f"optimizer.move must be 'reversal' or 'swap', got {move!r}")
         if start not in ("random", "identity"):
-            raise PuzzleInputError(f"optimizer.start must be 'random' or 'identity', got {start!r}")
+            raise InputError(f"optimizer.start must be 'random' or 'identity', got {start!r}")
         self.strategy, self.move, self.start = strategy, move, start
 
     @staticmethod

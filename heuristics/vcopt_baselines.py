@@ -11,8 +11,7 @@ import numpy as np
 from vcopt import vcopt
 
 from heuristics.objective import Objective
-from puzzles.errors import PuzzleInputError
-from puzzles.space import PermutationSpace
+from core import InputError, PermutationSpace
 
 
 class TokenEncoding:
@@ -68,7 +67,7 @@ class VcoptOpt2:
 
     def __init__(self, start: str = "identity"):
         if start not in ("identity", "random"):
-            raise PuzzleInputError(f"optimizer.start must be 'identity' or 'random', got {start!r}")
+            raise InputError(f"optimizer.start must be 'identity' or 'random', got {start!r}")
         self.start = start
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:

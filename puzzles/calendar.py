@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from puzzles.packing import Board, CoverModel, Packing
 from puzzles.pieces import normalise, read_pieces
 
@@ -61,7 +61,7 @@ def parse_date(value: str | dt.date | None = None, weekday: str | int | None = N
                    else _weekday(weekday))
     parts = str(value).strip().split("-")
     if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
-        raise PuzzleInputError(f"date {value!r} is not YYYY-MM-DD or MM-DD (e.g. 2026-11-21)")
+        raise InputError(f"date {value!r} is not YYYY-MM-DD or MM-DD (e.g. 2026-11-21)")
     *year, month, day = (int(p) for p in parts)
     _check_day(month, day, year[0] if year else LEAP_YEAR, value)
     if year and weekday is None:
@@ -72,10 +72,10 @@ def parse_date(value: str | dt.date | None = None, weekday: str | int | None = N
 def _check_day(month: int, day: int, year: int, text) -> None:
     """Raise one clear line if month/day is not a date of `year`."""
     if not 1 <= month <= 12:
-        raise PuzzleInputError(f"date {text!r}: there is no month {month}; months are 1-12")
+        raise InputError(f"date {text!r}: there is no month {month}; months are 1-12")
     last = _cal.monthrange(year, month)[1]
     if not 1 <= day <= last:
-        raise PuzzleInputError(
+        raise InputError(
             f"date {text!r}: {MONTHS[month - 1]} has days 1-{last}"
             + (f" in {year}" if month == 2 else "") + f", not {day}")
 
@@ -88,13 +88,13 @@ def _weekday(value: str | int) -> int:
         return names.index(text)
     if text.isdigit() and 0 <= int(text) <= 6:
         return int(text)
-    raise PuzzleInputError(f"weekday {value!r} is not one of {', '.join(WEEKDAYS)} (or 0-6, Sun=0)")
+    raise InputError(f"weekday {value!r} is not one of {', '.join(WEEKDAYS)} (or 0-6, Sun=0)")
 
 
 def year_days(year: int = LEAP_YEAR) -> list[Day]:
     """Every date of a year, with its weekday."""
     if not dt.MINYEAR <= year <= dt.MAXYEAR:
-        raise PuzzleInputError(f"calendar.year must be between {dt.MINYEAR} and {dt.MAXYEAR}, got {year}")
+        raise InputError(f"calendar.year must be between {dt.MINYEAR} and {dt.MAXYEAR}, got {year}")
     first = dt.date(year, 1, 1)
     days = (first + dt.timedelta(n) for n in range(366 if _cal.isleap(year) else 365))
     return [Day(d.month, d.day, d.isoweekday() % 7) for d in days]
@@ -110,7 +110,7 @@ class Calendar:
 
     def __init__(self, board: str = "classic", reflections: bool = True):
         if board not in BOARDS:
-            raise PuzzleInputError(
+            raise InputError(
                 f"unknown calendar board {board!r}; choose one of: {', '.join(BOARDS)}")
         rows, pieces = BOARDS[board]
         self.name = board
@@ -123,7 +123,7 @@ class Calendar:
     def open_cells(self, day: Day) -> list[int]:
         """The board cells a date leaves uncovered."""
         if self.weekdays and day.weekday is None:
-            raise PuzzleInputError(
+            raise InputError(
                 "the weekday board needs a weekday: give a full date (YYYY-MM-DD) or a weekday")
         labels = day.labels() if self.weekdays else day.labels()[:2]
         return [self.labels.index(t) for t in labels]

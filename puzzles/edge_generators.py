@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 LEFT, TOP, RIGHT, BOTTOM = 0, 1, 2, 3
 MAX_COLOUR = 2**15 - 1  # the compiled fitness packs a piece's four colours in one 64-bit word
@@ -23,10 +23,10 @@ def inner_edges(n: int) -> int:
 def check_size(n: int, colours: int) -> None:
     """Refuse boards and colour counts that cannot make an instance, in one line."""
     if n < 2:
-        raise PuzzleInputError(f"puzzle.n must be at least 2 (a board of n x n pieces), got {n}")
+        raise InputError(f"puzzle.n must be at least 2 (a board of n x n pieces), got {n}")
     most = min(inner_edges(n), MAX_COLOUR)
     if not 1 <= colours <= most:
-        raise PuzzleInputError(
+        raise InputError(
             f"puzzle.colours={colours} cannot be held by a {n}x{n} board: it has {inner_edges(n)} inner "
             f"edges, so use 1 <= colours <= {most}")
 
@@ -70,6 +70,6 @@ GENERATORS = {"seed": seed_cycles, "uniform": uniform}
 def generate(kind: str, n: int, colours: int, rng: np.random.Generator) -> np.ndarray:
     """The named generator's board, or a clear error naming the known generators."""
     if kind not in GENERATORS:
-        raise PuzzleInputError(
+        raise InputError(
             f"unknown puzzle.generator {kind!r}; choose one of {sorted(GENERATORS)} or 'file'")
     return GENERATORS[kind](n, colours, rng)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from puzzles.edge_generators import MAX_COLOUR
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 SEED_ORDER = ("left", "top", "right", "bottom")
 _ALIASES = {
@@ -48,7 +48,7 @@ def parse_order(text: str, where: str = "order") -> tuple[int, ...]:
     names = [w for w in _SPLIT.split(text.strip().lower()) if w]
     sides = [_ALIASES.get(w) for w in names]
     if None in sides or sorted(sides) != sorted(SEED_ORDER):
-        raise PuzzleInputError(
+        raise InputError(
             f"{where}: {text.strip()!r} is not an edge order; name the four sides once each, "
             f"e.g. 'left top right bottom' or 'top right bottom left'")
     return tuple(sides.index(side) for side in SEED_ORDER)
@@ -62,7 +62,7 @@ def _ints(line: str, count: int, where: str, what: str) -> list[int]:
     except ValueError:
         values = []
     if len(values) != count or not words:
-        raise PuzzleInputError(f"{where}: expected {count} integers ({what}), got {line.strip()!r}")
+        raise InputError(f"{where}: expected {count} integers ({what}), got {line.strip()!r}")
     return values
 
 
@@ -77,7 +77,7 @@ def _side(m: int, size: int | None, where: str) -> int:
     n = size if size is not None else int(round(m ** 0.5))
     if m == 0 or n * n != m:
         stated = f"size {size} needs {size * size} pieces" if size else "the piece count is not a square"
-        raise PuzzleInputError(f"{where}: {m} pieces do not fill a square board ({stated}); "
+        raise InputError(f"{where}: {m} pieces do not fill a square board ({stated}); "
                                "list n*n pieces, one per line")
     return n
 
@@ -86,7 +86,7 @@ def _check_hints(hints, n: int, m: int, where: str) -> None:
     """Each hint names a cell on the board, a listed piece and a quarter turn."""
     for row, col, piece, rot in hints:
         if not (0 <= row < n and 0 <= col < n and 0 <= piece < m and 0 <= rot < 4):
-            raise PuzzleInputError(
+            raise InputError(
                 f"{where}: hint {row} {col} {piece} {rot} is off the board or names no piece; "
                 f"use 0 <= row, col < {n}, 0 <= piece < {m}, 0 <= rotation < 4")
 
@@ -95,7 +95,7 @@ def read_pieces(path: str | Path, order: str | None = None) -> PieceList:
     """Read a piece file; `order` (e.g. 'top right bottom left') overrides the file's order header."""
     path = Path(path)
     if not path.is_file():
-        raise PuzzleInputError(f"piece file {str(path)!r} not found; give puzzle.pieces_file a path to a piece list")
+        raise InputError(f"piece file {str(path)!r} not found; give puzzle.pieces_file a path to a piece list")
     rows, hints, size, stated = [], [], None, None
     for k, line in enumerate(path.read_text().splitlines(), start=1):
         where = f"{path.name} line {k}"
@@ -109,13 +109,13 @@ def read_pieces(path: str | Path, order: str | None = None) -> PieceList:
         elif line.strip() and not line.lstrip().startswith("#"):
             rows.append(_ints(line, 4, where, "four colours of one piece"))
     if order is None and stated is None:
-        raise PuzzleInputError(
+        raise InputError(
             f"{path.name}: the edge order is not stated; add a line '# order: left top right bottom' "
             "(or the file's order) or pass the order option")
     columns = parse_order(order, "order option") if order is not None else parse_order(*stated)
     colours = np.array(rows, dtype=np.int64).reshape(-1, 4)[:, list(columns)]
     if len(colours) and not (0 <= colours.min() and colours.max() <= MAX_COLOUR):
-        raise PuzzleInputError(f"{path.name}: colours must be 0 (the border) to {MAX_COLOUR}, "
+        raise InputError(f"{path.name}: colours must be 0 (the border) to {MAX_COLOUR}, "
                                f"found {colours.min()} .. {colours.max()}")
     n = _side(len(colours), size, path.name)
     _check_hints(hints, n, len(colours), path.name)

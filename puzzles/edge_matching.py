@@ -32,8 +32,7 @@ from puzzles.edge_board import (SCORES, Layout, board_scores, colour_board, coun
                                 fitness_plan, plan_unmatched, turn_layout, turn_table)
 from puzzles.edge_generators import check_size, generate, inner_edges
 from puzzles.edge_io import PieceList, read_pieces
-from puzzles.errors import PuzzleInputError
-from puzzles.space import PermutationSpace
+from core import InputError, PermutationSpace
 
 @dataclass(frozen=True)
 class Instance:
@@ -68,12 +67,12 @@ def _hint_rows(hints, instance: Instance, fix_centre: bool) -> list[tuple[int, i
     """(cell, piece, turns) of every pre-placed piece: the centre, config hints, file hints."""
     n, known = instance.n, instance.solution
     if any(len(h) not in (2, 4) for h in hints) or any(not (0 <= h[0] < n and 0 <= h[1] < n) for h in hints):
-        raise PuzzleInputError(f"puzzle.hints: each hint is [row, col] or [row, col, piece, turns] "
+        raise InputError(f"puzzle.hints: each hint is [row, col] or [row, col, piece, turns] "
                                f"with 0 <= row, col < {n}; got {[list(h) for h in hints]}")
     cells = [(n // 2, n // 2)] if fix_centre else []
     cells += [tuple(h) for h in hints if len(h) == 2]
     if cells and known is None:
-        raise PuzzleInputError(
+        raise InputError(
             "puzzle.fix_centre and [row, col] hints take pieces from a known solution, which a piece "
             "file does not have; set puzzle.fix_centre=false and give [row, col, piece, turns] hints "
             "(or '# hint:' lines in the file)")
@@ -86,11 +85,11 @@ def _check_hints(rows, n: int, m: int, rotations: bool) -> None:
     """Hints must name distinct cells on the board and distinct pieces, turned only if pieces turn."""
     cells, pieces = [r[0] for r in rows], [r[1] for r in rows]
     if any(not (0 <= c < n * n and 0 <= p < m and 0 <= t < 4) for c, p, t in rows):
-        raise PuzzleInputError(f"puzzle.hints: a hint is off the {n}x{n} board or names no piece (0..{m - 1})")
+        raise InputError(f"puzzle.hints: a hint is off the {n}x{n} board or names no piece (0..{m - 1})")
     if len(set(cells)) < len(cells) or len(set(pieces)) < len(pieces):
-        raise PuzzleInputError("puzzle.hints: two hints share a cell or a piece; give each hint its own")
+        raise InputError("puzzle.hints: two hints share a cell or a piece; give each hint its own")
     if not rotations and any(t for _, _, t in rows):
-        raise PuzzleInputError("puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
+        raise InputError("puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
                                "use turns 0 or puzzle.rotations=true")
 
 
@@ -117,13 +116,13 @@ class EdgeMatching:
                  order: str | None = None):
         if generator == "file":
             if not pieces_file:
-                raise PuzzleInputError("puzzle.generator=file needs puzzle.pieces_file=<path to a piece list>")
+                raise InputError("puzzle.generator=file needs puzzle.pieces_file=<path to a piece list>")
             self.instance = file_instance(pieces_file, order)
         else:
             self.instance = generated_instance(generator, n, colours, instance_seed, rotations)
         n = self.n = self.instance.n
         if fix_centre and n % 2 == 0:
-            raise PuzzleInputError(f"puzzle.fix_centre needs an odd n (a board with a centre cell), got n={n}; "
+            raise InputError(f"puzzle.fix_centre needs an odd n (a board with a centre cell), got n={n}; "
                                    "use an odd n or puzzle.fix_centre=false")
         self._params = {"n": n, "colours": colours if generator != "file" else self.colour_count(),
                         "generator": generator, "instance_seed": instance_seed, "rotations": rotations,
@@ -176,7 +175,7 @@ class EdgeMatching:
         """The board a genome describes."""
         genome = np.asarray(genome, dtype=np.int64)
         if not self.space.contains(genome):
-            raise PuzzleInputError(f"not a genome of this puzzle: need {self.space.genome_length} "
+            raise InputError(f"not a genome of this puzzle: need {self.space.genome_length} "
                                    f"integers, a permutation of 0..{self.space.n - 1} (then turns 0..3)")
         order, turns = self.space.split(genome)
         piece, rot = self.base_piece.copy(), self.base_rot.copy()

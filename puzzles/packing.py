@@ -18,7 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from puzzles.pieces import Piece, orientations, symmetries
 
 
@@ -47,7 +47,7 @@ class Board:
 def box(*extent: int, holes: Sequence[Sequence[int]] = ()) -> Board:
     """A rectangle (2 extents) or cuboid (3 extents), less the cells in `holes`."""
     if len(extent) not in (2, 3) or min(extent) < 1:
-        raise PuzzleInputError(f"a box needs 2 or 3 positive extents, got {extent}")
+        raise InputError(f"a box needs 2 or 3 positive extents, got {extent}")
     grid = np.ones(extent, dtype=bool)
     for h in holes:
         grid[tuple(h)] = False
@@ -95,9 +95,9 @@ class Packing:
     def __init__(self, board: Board, pieces: Sequence[Piece], reflections: bool = True,
                  cover: str = "all", fixed: bool = False):
         if cover not in ("all", "any"):
-            raise PuzzleInputError(f"cover must be 'all' or 'any', got {cover!r}")
+            raise InputError(f"cover must be 'all' or 'any', got {cover!r}")
         if any(p.cells.shape[1] != board.dim for p in pieces):
-            raise PuzzleInputError(f"pieces and board must both be {board.dim}D")
+            raise InputError(f"pieces and board must both be {board.dim}D")
         self.board, self.pieces, self.reflections = board, list(pieces), reflections
         self.cover_rule = cover
         self.strides = _fill_strides(board.shape)

@@ -15,9 +15,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from puzzles.errors import PuzzleInputError
+from core import InputError, PermutationSpace
 from puzzles.pieces import Piece, orientations, read_pieces
-from puzzles.space import PermutationSpace
 
 MAX_WIDTH = 63
 
@@ -98,10 +97,10 @@ class PentominoStrip:
 
     def __init__(self, width: int = 6, orientations: str = "fixed", pieces: str = "pentominoes"):
         if orientations not in ("fixed", "free"):
-            raise PuzzleInputError(
+            raise InputError(
                 f"puzzle.orientations must be 'fixed' or 'free', got {orientations!r}")
         if not 1 <= width <= MAX_WIDTH:
-            raise PuzzleInputError(f"puzzle.width must be between 1 and {MAX_WIDTH}, got {width}")
+            raise InputError(f"puzzle.width must be between 1 and {MAX_WIDTH}, got {width}")
         self.width, self.orientations, self.pieces_name = width, orientations, str(pieces)
         self.pieces: list[Piece] = read_pieces(pieces)
         self.shapes = [self._fitting_orientations(p) for p in self.pieces]
@@ -117,7 +116,7 @@ class PentominoStrip:
         fitting = [s for s in shapes if s[:, 1].max() < self.width]
         if not fitting:
             narrowest = min(int(s[:, 1].max()) + 1 for s in shapes)
-            raise PuzzleInputError(
+            raise InputError(
                 f"the strip (width {self.width}) is narrower than piece {piece.id} ({piece.name}, "
                 f"{narrowest} wide); use puzzle.width >= {narrowest}"
                 + (" or puzzle.orientations=free" if self.orientations == "fixed" else ""))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from puzzles.pentomino import PentominoStrip, _place
 
 
@@ -65,7 +65,7 @@ def best_orders(puzzle: PentominoStrip, max_gaps: int) -> tuple[int, int] | None
     product of the orientation counts.
     """
     if puzzle.space.orientations:
-        raise PuzzleInputError("exhaustive search covers fixed orientations only (puzzle.orientations=fixed)")
+        raise InputError("exhaustive search covers fixed orientations only (puzzle.orientations=fixed)")
     max_rows = (puzzle.cells + max_gaps) // puzzle.width
     rows, count = _walk(puzzle._cells, puzzle._dims, puzzle.width, puzzle._rows, max_rows)
     if count == 0:

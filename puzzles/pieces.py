@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 DATA = Path(__file__).parent / "data"
 FILLED, EMPTY, LAYER_BREAK = "#", ".", "~"
@@ -77,7 +77,7 @@ def symmetries(dim: int, reflections: bool = True) -> list[np.ndarray]:
     if dim == 3:
         mats = _cube_symmetries(reflections)
         return sorted(mats, key=lambda m: not np.array_equal(m, np.eye(3)))
-    raise PuzzleInputError(f"pieces must be 2D or 3D, got {dim}D")
+    raise InputError(f"pieces must be 2D or 3D, got {dim}D")
 
 
 def orientations(piece: Piece, reflections: bool = True) -> list[np.ndarray]:
@@ -97,7 +97,7 @@ def _parse_block(lines: list[tuple[int, str]], source: str) -> Piece:
     lineno, header = lines[0]
     parts = header.split()
     if len(parts) != 2 or not parts[0].isdigit():
-        raise PuzzleInputError(
+        raise InputError(
             f"{source}:{lineno}: expected a piece header '<id> <name>', got {header!r}")
     layers, current = [], []
     for n, text in lines[1:]:
@@ -107,7 +107,7 @@ def _parse_block(lines: list[tuple[int, str]], source: str) -> Piece:
             continue
         bad = set(text) - {FILLED, EMPTY}
         if bad:
-            raise PuzzleInputError(
+            raise InputError(
                 f"{source}:{n}: piece {parts[0]} uses {''.join(sorted(bad))!r}; "
                 f"draw cells with '{FILLED}' and empty space with '{EMPTY}'")
         current.append(text)
@@ -115,7 +115,7 @@ def _parse_block(lines: list[tuple[int, str]], source: str) -> Piece:
     cells = [(z, r, c) for z, rows in enumerate(layers) for r, row in enumerate(rows)
              for c, ch in enumerate(row) if ch == FILLED]
     if not cells:
-        raise PuzzleInputError(f"{source}:{lineno}: piece {parts[0]} has no cells ('{FILLED}')")
+        raise InputError(f"{source}:{lineno}: piece {parts[0]} has no cells ('{FILLED}')")
     arr = np.array(cells)
     if len(layers) == 1:
         arr = arr[:, 1:]
@@ -139,10 +139,10 @@ def parse_pieces(text: str, source: str = "<text>") -> list[Piece]:
         blocks.append(current)
     pieces = [_parse_block(block, source) for block in blocks]
     if not pieces:
-        raise PuzzleInputError(f"{source}: no pieces found")
+        raise InputError(f"{source}: no pieces found")
     ids = [p.id for p in pieces]
     if len(set(ids)) != len(ids):
-        raise PuzzleInputError(f"{source}: piece ids repeat: {ids}")
+        raise InputError(f"{source}: piece ids repeat: {ids}")
     return pieces
 
 
@@ -152,5 +152,5 @@ def read_pieces(path: str | Path) -> list[Piece]:
     if not path.suffix and not path.exists():
         path = DATA / f"{path.name}.txt"
     if not path.is_file():
-        raise PuzzleInputError(f"piece file not found: {path}")
+        raise InputError(f"piece file not found: {path}")
     return parse_pieces(path.read_text(), str(path))

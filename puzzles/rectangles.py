@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from puzzles.packing import Packing, box
 from puzzles.pieces import read_pieces
 
@@ -23,7 +23,7 @@ KNUTH = {"3x20": (8, 2), "4x15": (1472, 368), "5x12": (4040, 1010), "6x10": (935
 def rectangle(name: str, pieces: str = "pentominoes") -> Packing:
     """The placement model of a named board ('6x10', '8x8-centre', ...) with free pieces."""
     if name not in BOARDS:
-        raise PuzzleInputError(f"unknown board {name!r}; choose one of: {', '.join(BOARDS)}")
+        raise InputError(f"unknown board {name!r}; choose one of: {', '.join(BOARDS)}")
     holes = CENTRE if name == "8x8-centre" else ()
     return Packing(box(*BOARDS[name], holes=holes), read_pieces(pieces))
 
@@ -43,7 +43,7 @@ def strip_genome(strip, tiling: np.ndarray) -> np.ndarray:
         shape = cells - cells.min(axis=0)
         matches = [o for o, s in enumerate(strip.shapes[p]) if np.array_equal(s, shape)]
         if not matches:
-            raise PuzzleInputError(f"piece {piece.name} lies in an orientation the strip lacks")
+            raise InputError(f"piece {piece.name} lies in an orientation the strip lacks")
         orient[p] = matches[0]
     order = sorted(range(len(strip.pieces)), key=lambda p: anchors[p])
     if not strip.space.orientations:

@@ -8,7 +8,7 @@ import pytest
 from experiments import exact
 from heuristics import exact_backends
 from puzzles.calendar import Calendar, Day, heatmap, parse_date, year_days, year_pivot
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from tests.packing_check import check_packing
 
 
@@ -151,7 +151,7 @@ def test_parse_date_forms():
     (lambda: exact_backends.count(Calendar().cover(Day(1, 1)), "gurobi"), "unknown exact"),
 ])
 def test_bad_input_ends_with_one_clear_line(make, message):
-    with pytest.raises(PuzzleInputError, match=message) as err:
+    with pytest.raises(InputError, match=message) as err:
         make()
     assert "\n" not in str(err.value)
 

@@ -10,7 +10,7 @@ from puzzles.edge_generators import generate, inner_edges
 from puzzles.edge_io import PieceList, read_pieces, write_pieces
 from puzzles.edge_matching import EdgeMatching, Layout, board_scores, colour_board, turn_layout
 from puzzles.edge_pictures import bad_sides
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 # A 3x3 board worked out by hand, pieces [left, top, right, bottom] in their home cells 0..8.
 # Inner edges: rows h = (1, 2), (3, 1), (2, 3); columns v = (2, 3, 1), (1, 2, 3).
@@ -171,7 +171,7 @@ def test_order_option_overrides_a_missing_header(tmp_path):
     (dict(generator="file"), ["pieces_file"]),
 ])
 def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, words):
-    with pytest.raises(PuzzleInputError) as err:
+    with pytest.raises(InputError) as err:
         EdgeMatching(**kwargs)
     message = str(err.value)
     assert "\n" not in message and all(w in message for w in words), message
@@ -191,14 +191,14 @@ def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, words):
 def test_malformed_piece_files_end_with_one_clear_line(tmp_path, text, words):
     path = tmp_path / "bad.txt"
     path.write_text(text)
-    with pytest.raises(PuzzleInputError) as err:
+    with pytest.raises(InputError) as err:
         read_pieces(path)
     message = str(err.value)
     assert "\n" not in message and all(w in message for w in words), message
 
 
 def test_file_instances_need_explicit_hints_for_a_fixed_centre(tmp_path):
-    with pytest.raises(PuzzleInputError, match="fix_centre=false"):
+    with pytest.raises(InputError, match="fix_centre=false"):
         EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path)))
     p = EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path, "# hint: 1 1 4 0\n")),
                      fix_centre=False)
@@ -207,7 +207,7 @@ def test_file_instances_need_explicit_hints_for_a_fixed_centre(tmp_path):
 
 
 def test_turned_hints_need_rotations(tmp_path):
-    with pytest.raises(PuzzleInputError, match="rotations=true"):
+    with pytest.raises(InputError, match="rotations=true"):
         EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path)), fix_centre=False,
                      hints=[[1, 1, 4, 2]])
 

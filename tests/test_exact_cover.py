@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heuristics.exact_cover import ExactCover, Regions
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from puzzles.rectangles import rectangle
 
 # Knuth's "Dancing Links" example: items A..G are 0..6; the one cover is rows 0, 3, 4.
@@ -100,7 +100,7 @@ def test_no_items_means_one_empty_solution_and_impossible_means_none():
     (lambda: ExactCover([[0]], 1, secondary=[4]), "secondary"),
 ])
 def test_bad_input_is_one_clear_line(make, message):
-    with pytest.raises(PuzzleInputError, match=message) as err:
+    with pytest.raises(InputError, match=message) as err:
         make()
     assert "\n" not in str(err.value)
 
@@ -119,5 +119,5 @@ def test_region_pruning_and_both_rules_keep_the_same_solutions(name):
 
 
 def test_regions_rule_is_checked():
-    with pytest.raises(PuzzleInputError, match="1 to 3 axes"):
+    with pytest.raises(InputError, match="1 to 3 axes"):
         Regions(cells=1, strides=(), plus=())

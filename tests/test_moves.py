@@ -4,7 +4,7 @@ from hypothesis import given, settings, strategies as st
 
 from heuristics.moves import random_move
 from heuristics.sa import MOVES
-from puzzles.space import PermutationSpace
+from core import PermutationSpace
 
 # the free pentominoes: the X piece has one orientation, I two, ...
 FREE = PermutationSpace(12, (1, 2, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8))

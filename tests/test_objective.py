@@ -1,9 +1,8 @@
 import numpy as np
 import pytest
 
-from heuristics.objective import Budget, Objective, Stop
-from puzzles.errors import PuzzleInputError
-from puzzles.space import PermutationSpace
+from core import Budget, InputError, PermutationSpace
+from heuristics.objective import Objective, Stop
 
 SPACE = PermutationSpace(5)
 
@@ -61,7 +60,7 @@ def test_the_first_evaluation_always_happens():
     ({"target": 0}, "unbounded"),
 ])
 def test_bad_budgets_are_refused(kwargs, fragment):
-    with pytest.raises(PuzzleInputError, match=fragment):
+    with pytest.raises(InputError, match=fragment):
         Budget(**kwargs)
 
 

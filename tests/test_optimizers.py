@@ -4,12 +4,11 @@ import pytest
 
 from heuristics.ga import GA
 from heuristics.minimize import minimize
-from heuristics.objective import Budget
+from core import Budget, InputError
 from heuristics.random_search import RandomSearch
 from heuristics.sa import SimulatedAnnealing
 from heuristics.two_opt import TwoOpt
 from heuristics.vcopt_baselines import TokenEncoding, VcoptOpt2, VcoptTspGA
-from puzzles.errors import PuzzleInputError
 from puzzles.pentomino import PentominoStrip
 
 FIXED, FREE = PentominoStrip(), PentominoStrip(orientations="free")
@@ -65,8 +64,8 @@ def test_reaches_the_known_optimum_of_the_seed_problem(optimizer):
 
 
 def test_a_space_of_one_item_is_refused():
-    from puzzles.space import PermutationSpace
-    with pytest.raises(PuzzleInputError, match="nothing to optimise"):
+    from core import PermutationSpace
+    with pytest.raises(InputError, match="nothing to optimise"):
         minimize(lambda g: 0.0, PermutationSpace(1), TwoOpt(), Budget(evaluations=10), seed=0)
 
 
@@ -97,5 +96,5 @@ def test_token_encoding_reaches_every_genome_of_the_space():
     (lambda: VcoptOpt2(start="identiy"), "optimizer.start"),
 ])
 def test_bad_optimizer_parameters_are_refused(make, fragment):
-    with pytest.raises(PuzzleInputError, match=fragment):
+    with pytest.raises(InputError, match=fragment):
         make()

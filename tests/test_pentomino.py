@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.seed_pentomino import bl_score, bottom_left, seed_pieces
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from puzzles.pentomino import PentominoStrip
 from puzzles.pieces import normalise
 
@@ -68,14 +68,14 @@ def test_known_optimum_only_where_known():
 
 
 def test_strip_narrower_than_a_piece_is_refused():
-    with pytest.raises(PuzzleInputError, match=r"narrower than piece 1 \(I, 5 wide\)"):
+    with pytest.raises(InputError, match=r"narrower than piece 1 \(I, 5 wide\)"):
         PentominoStrip(width=4)
-    with pytest.raises(PuzzleInputError, match="narrower than piece"):
+    with pytest.raises(InputError, match="narrower than piece"):
         PentominoStrip(width=2, orientations="free")
 
 
 def test_unknown_orientation_mode_is_refused():
-    with pytest.raises(PuzzleInputError, match="'fixed' or 'free'"):
+    with pytest.raises(InputError, match="'fixed' or 'free'"):
         PentominoStrip(orientations="sometimes")
 
 

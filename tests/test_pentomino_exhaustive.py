@@ -4,7 +4,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from puzzles.pentomino import PentominoStrip
 from puzzles.pentomino_exhaustive import best_orders
 from puzzles.pieces import DATA
@@ -29,7 +29,7 @@ def test_walk_agrees_with_decoding_every_order(tmp_path, count, width):
 
 
 def test_free_orientations_are_refused():
-    with pytest.raises(PuzzleInputError, match="fixed orientations only"):
+    with pytest.raises(InputError, match="fixed orientations only"):
         best_orders(PentominoStrip(orientations="free"), 12)
 
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from puzzles.pieces import orientations, parse_pieces, read_pieces
 
 # Distinct free orientations of the 12 pentominoes (rotations and reflections), a classic fact.
@@ -45,5 +45,5 @@ def test_3d_pieces_read_as_layers():
     ("", "no pieces"),
 ])
 def test_malformed_piece_files_name_the_problem(text, fragment):
-    with pytest.raises(PuzzleInputError, match=fragment):
+    with pytest.raises(InputError, match=fragment):
         parse_pieces(text, "bad.txt")

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from tests.packing_check import check_packing
-from puzzles.errors import PuzzleInputError
+from core import InputError
 from puzzles.packing import Packing, box
 from puzzles.pentomino import PentominoStrip
 from puzzles.pieces import read_pieces
@@ -53,6 +53,6 @@ def test_free_strip_known_optimum_is_reached_by_its_decoder(width):
 
 
 def test_unknown_board_is_one_clear_line():
-    with pytest.raises(PuzzleInputError, match="unknown board '7x9'; choose one of") as err:
+    with pytest.raises(InputError, match="unknown board '7x9'; choose one of") as err:
         rectangle("7x9")
     assert "\n" not in str(err.value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 TASKS = {
     "optimise": "experiments.tasks.optimise",
@@ -23,5 +23,5 @@ TASKS = {
 def get_task(name: str) -> Callable:
     """The `run` function of a task, or a clear error naming the known tasks."""
     if name not in TASKS:
-        raise PuzzleInputError(f"unknown task {name!r}; choose one of {sorted(TASKS)}")
+        raise InputError(f"unknown task {name!r}; choose one of {sorted(TASKS)}")
     return importlib.import_module(TASKS[name]).run

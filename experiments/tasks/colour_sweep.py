@@ -27,7 +27,7 @@ from experiments.greedy_solver import GreedySolver
 from experiments.records import flatten, write_figure, write_record, write_table
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching
-from puzzles.errors import PuzzleInputError
+from core import InputError
 
 DEFAULTS = {"colours": None, "points": None, "optimiser_points": 16, "pictures": []}
 
@@ -36,7 +36,7 @@ def colour_counts(sweep: dict[str, Any], n: int, greedy: bool) -> list[int]:
     """The colour counts to solve: the given list, or the seed's range (all, or log-spaced points)."""
     if sweep["colours"] is not None:
         if not isinstance(sweep["colours"], list) or not all(isinstance(c, int) for c in sweep["colours"]):
-            raise PuzzleInputError(f"sweep.colours must be a list of counts such as [20], got {sweep['colours']!r}")
+            raise InputError(f"sweep.colours must be a list of counts such as [20], got {sweep['colours']!r}")
         return sweep["colours"]
     return seed_colours(n, sweep["points"] if greedy else sweep["optimiser_points"])
 

@@ -11,8 +11,8 @@ from tqdm import tqdm
 
 from experiments.build import build, make_budget
 from experiments.records import flatten, write_figure, write_record
-from heuristics.minimize import Result, minimize
-from puzzles.base import Puzzle
+from core import Puzzle, Result
+from heuristics.minimize import minimize
 
 TRACE_COLUMNS = ["evaluations", "seconds", "best"]
 
