@@ -8,6 +8,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from core import Budget, InputError
+from experiments.records import flatten
 
 
 def build(node: DictConfig, what: str) -> Any:
@@ -20,6 +21,20 @@ def build(node: DictConfig, what: str) -> Any:
             raise cause from None
         first = str(err).strip().splitlines()[0]
         raise InputError(f"cannot build the {what}: {first}") from err
+
+
+def component_name(cfg: DictConfig, group: str, component: Any) -> str:
+    """A component's name in every table: the config chosen for it (two_opt_swap), else its own name."""
+    return OmegaConf.select(cfg, f"choices.{group}") or component.name
+
+
+def config_columns(cfg: DictConfig, groups: tuple[str, ...] = ("puzzle", "optimizer", "budget")) -> dict[str, Any]:
+    """What was run, one column per setting (`puzzle.width`, `optimizer.cxpb`, ...), from the config alone."""
+    columns: dict[str, Any] = {}
+    for group in groups:
+        if group in cfg:
+            columns.update(flatten(group, OmegaConf.to_container(cfg[group], resolve=True)))
+    return columns
 
 
 def make_budget(node: DictConfig, known_optimum: float | None) -> Budget:

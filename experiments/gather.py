@@ -6,12 +6,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.records import RUN, TRACE
+from experiments.records import OUTCOME_COLUMNS, RUN, TRACE, TRACE_COLUMNS
 
 CONFIG_PREFIXES = ("puzzle", "optimizer", "budget")
-OUTCOME_COLUMNS = {"status", "error", "best", "known_optimum", "success", "evaluations", "seconds",
-                   "evals_to_optimum", "seconds_to_optimum", "stop_reason", "best_genome", "run_dir", "run_id",
-                   "threads"}
 
 
 def run_dirs(roots: list[Path]) -> list[Path]:
@@ -44,7 +41,7 @@ def gather_traces(runs: pd.DataFrame) -> pd.DataFrame:
             t.insert(0, "run_id", run_id)
             frames.append(t)
     if not frames:
-        return pd.DataFrame(columns=["run_id", "evaluations", "seconds", "best"])
+        return pd.DataFrame(columns=["run_id", *TRACE_COLUMNS])
     return pd.concat(frames, ignore_index=True)
 
 

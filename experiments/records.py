@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
@@ -15,6 +16,60 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 RUN, TRACE, CONFIG = "run.parquet", "trace.parquet", "config.yaml"
+TRACE_COLUMNS = ("evaluations", "seconds", "best")
+GATHERED = ("run_dir", "run_id")  # added when runs are gathered: where a row came from
+
+
+def _kind(kind: str, default=None) -> Any:
+    """A record field of one kind: "what" was run, an "outcome", or "timing" (depends on the machine)."""
+    return field(default=default, metadata={"kind": kind})
+
+
+@dataclass
+class RunRecord:
+    """One run's row in every table: what was run, what it found, and what it cost.
+
+    `config` holds the flattened config columns (`puzzle.width`, `optimizer.cxpb`, ...) and `scores`
+    the puzzle's own scores (`score.match_rate`, ...); `extra` holds a task's own outcomes (a colour
+    sweep's mean match rate, an exact task's solution count). Gather, report and reproduce read
+    their column lists from the field kinds here, so a new column is added in one place.
+    """
+
+    task: str = _kind("what")
+    seed: int = _kind("what", 0)
+    puzzle: str | None = _kind("what")
+    optimizer: str | None = _kind("what")
+    status: str = _kind("outcome", "ok")
+    error: str | None = _kind("outcome")
+    best: float | None = _kind("outcome")
+    known_optimum: float | None = _kind("outcome")
+    success: bool | None = _kind("outcome")
+    evaluations: int | None = _kind("outcome")
+    evals_to_optimum: float | None = _kind("outcome")
+    stop_reason: str | None = _kind("outcome")
+    best_genome: str | None = _kind("outcome")
+    score_name: str | None = _kind("outcome")
+    instance_keys: str | None = _kind("outcome")
+    seconds: float | None = _kind("timing")
+    seconds_to_optimum: float | None = _kind("timing")
+    threads: int | None = _kind("timing")
+    config: dict[str, Any] = field(default_factory=dict, metadata={"kind": "what"})
+    scores: dict[str, Any] = field(default_factory=dict, metadata={"kind": "outcome"})
+    extra: dict[str, Any] = field(default_factory=dict, metadata={"kind": "outcome"})
+
+    @staticmethod
+    def columns(*kinds: str) -> set[str]:
+        """Names of the plain columns of the given kinds."""
+        return {f.name for f in fields(RunRecord) if f.metadata["kind"] in kinds and f.type != "dict[str, Any]"}
+
+    def row(self) -> dict[str, Any]:
+        """The record as one flat table row."""
+        plain = {f.name: getattr(self, f.name) for f in fields(self) if f.type != "dict[str, Any]"}
+        return {**plain, **self.config, **{f"score.{k}": v for k, v in self.scores.items()}, **self.extra}
+
+
+OUTCOME_COLUMNS = RunRecord.columns("outcome", "timing") | set(GATHERED)
+TIMING_COLUMNS = RunRecord.columns("timing") | set(GATHERED)
 
 
 def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
@@ -51,11 +106,13 @@ def write_figure(fig, path: Path) -> None:
     plt.close(fig)
 
 
-def write_record(run_dir: Path, row: dict[str, Any], trace: pd.DataFrame | None = None) -> None:
-    """The run's row and trace; the row goes last and marks the record complete."""
+def write_record(run_dir: Path, record: RunRecord | dict, trace: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The run's row and trace; the row goes last and marks the record complete. Returns the row."""
     if trace is not None:
         write_table(trace, run_dir / TRACE)
+    row = record.row() if isinstance(record, RunRecord) else record
     write_table(pd.DataFrame([row]), run_dir / RUN)
+    return row
 
 
 def is_complete(run_dir: Path) -> bool:

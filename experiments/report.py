@@ -13,26 +13,24 @@ import pandas as pd
 from experiments import plots
 from experiments.gather import gather_runs, gather_traces, group_keys
 from experiments.records import atomic_write, write_figure, write_table
-from experiments.stats import evaluations_to_optimum, pairwise, summarise
-
-
-TEST_COLUMNS = {"metric", "a", "b", "n_a", "n_b", "median_a", "median_b", "test", "n", "p", "a12", "p_holm",
-                "significant"}
+from experiments.stats import COMPARISON_COLUMNS, evaluations_to_optimum, pairwise, summarise
 
 
 def score_label(runs: pd.DataFrame) -> str:
-    """What 'best' means for these runs, for axis labels."""
-    return "gaps" if set(runs.get("puzzle", [])) == {"pentomino"} else "best (fitness)"
+    """What 'best' counts for these runs (each puzzle names it), for axis labels."""
+    names = runs["score_name"].dropna().unique() if "score_name" in runs else []
+    return f"best ({names[0]})" if len(names) == 1 else "best (fitness)"
 
 
-def instance_columns(keys: list[str]) -> list[str]:
-    """Swept columns that name a problem instance, on which runs of different optimisers pair up."""
-    return [k for k in keys if k.startswith("puzzle.") and ("instance" in k or k.endswith(".seed"))]
+def instance_columns(runs: pd.DataFrame, keys: list[str]) -> list[str]:
+    """Swept columns that pick a problem instance (each puzzle names its own), on which runs pair up."""
+    named = {k for ks in runs.get("instance_keys", pd.Series(dtype=str)).dropna() for k in ks.split()}
+    return [k for k in keys if k in named]
 
 
 def two_parameter_axes(runs: pd.DataFrame, keys: list[str]) -> tuple[str, str] | None:
     """The two swept numeric parameters of a two-parameter sweep (for a heatmap), if that's what it is."""
-    numeric = [k for k in keys if k not in ("puzzle", "optimizer") and k not in instance_columns(keys)
+    numeric = [k for k in keys if k not in ("puzzle", "optimizer") and k not in instance_columns(runs, keys)
                and pd.api.types.is_numeric_dtype(runs[k])]
     return (numeric[0], numeric[1]) if len(numeric) == 2 else None
 
@@ -53,7 +51,7 @@ def markdown(summary: pd.DataFrame, tests: pd.DataFrame, figures: list[str], fai
                   "the known optimum) than a run of *b*.", "",
                   tests.to_markdown(index=False, floatfmt=".4g"), ""]
         lines += [f"Significant at 0.05: {len(sig)} of {len(tests)} comparisons."]
-        setting = [c for c in tests.columns if c not in TEST_COLUMNS and c != "puzzle"]
+        setting = [c for c in tests.columns if c not in COMPARISON_COLUMNS and c != "puzzle"]
         lines += [f"- {', '.join(f'{c}={r[c]}' for c in setting + ['metric'])}: **{r['a']}** vs **{r['b']}**: "
                   f"p_holm = {r['p_holm']:.3g}, A12 = {r['a12']:.2f} ({r['a'] if r['a12'] > 0.5 else r['b']} better)"
                   for _, r in sig.iterrows()]
@@ -81,7 +79,7 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
     if "success" in ok and ok["known_optimum"].notna().all():
         compared = ok.assign(evaluations_to_optimum=evaluations_to_optimum(ok))
         metrics = ("best", "evaluations_to_optimum")
-    tests = pairwise(compared, keys, instance_columns(keys), metrics=metrics)
+    tests = pairwise(compared, keys, instance_columns(ok, keys), metrics=metrics)
     write_table(summary, out / "summary.parquet")
     write_table(tests, out / "comparisons.parquet")
     what, ok_traces = score_label(ok), traces[traces["run_id"].isin(ok["run_id"])]

@@ -15,16 +15,14 @@ import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
 
-from experiments.records import CONFIG, RUN, TRACE
-from experiments.tasks import get_task
 from core import InputError
+from experiments.records import CONFIG, RUN, TIMING_COLUMNS, TRACE
+from experiments.run import run_task, setup
 
-TIMING = {"seconds", "seconds_to_optimum", "run_dir", "run_id", "threads"}  # not results: the machine
 
-
-def differences(saved: pd.DataFrame, fresh: pd.DataFrame, what: str, ignore=TIMING) -> list[str]:
-    """Human-readable differences between two tables, column by column (timing ignored)."""
-    cols = [c for c in saved.columns if c not in ignore]
+def differences(saved: pd.DataFrame, fresh: pd.DataFrame, what: str) -> list[str]:
+    """Human-readable differences between two tables, column by column (timing ignored: the machine's)."""
+    cols = [c for c in saved.columns if c not in TIMING_COLUMNS]
     if len(saved) != len(fresh):
         return [f"{what}: {len(saved)} rows saved, {len(fresh)} now"]
     out = []
@@ -48,7 +46,7 @@ def reproduce(run_dir: Path) -> list[str]:
     cfg = OmegaConf.load(run_dir / CONFIG)
     cfg.progress = False
     with tempfile.TemporaryDirectory() as scratch:
-        get_task(cfg.task)(cfg, Path(scratch))
+        run_task(cfg, Path(scratch))
         fresh_run = pd.read_parquet(Path(scratch) / RUN)
         fresh_trace = pd.read_parquet(Path(scratch) / TRACE) if (Path(scratch) / TRACE).is_file() else None
     diffs = differences(pd.read_parquet(run_dir / RUN), fresh_run, "run")
@@ -61,6 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Re-run a run from its saved config and check it matches.")
     parser.add_argument("run_dir", type=Path)
     args = parser.parse_args(argv)
+    setup()
     try:
         cfg = OmegaConf.load(args.run_dir / CONFIG) if (args.run_dir / CONFIG).is_file() else None
         diffs = reproduce(args.run_dir)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -16,12 +17,13 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from experiments.records import is_complete, write_config, write_record
-from experiments.schema import register
-from experiments.tasks import get_task
 from core import InputError
+from experiments import overrides
+from experiments.build import build
+from experiments.records import RunRecord, is_complete, write_config, write_record
+from experiments.schema import register
 
-register()
+GROUPS = ("puzzle", "optimizer", "task")
 
 
 def run_subdir(varying: str, seed) -> str:
@@ -29,13 +31,37 @@ def run_subdir(varying: str, seed) -> str:
     return f"{varying}/seed={seed}" if varying else f"seed={seed}"
 
 
-OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
+def setup() -> None:
+    """What the app needs before Hydra composes a config: the schemas and the resolvers."""
+    register()
+    OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
 
 
-def failure_row(cfg: DictConfig, error: BaseException) -> dict:
+def note_choices(cfg: DictConfig) -> None:
+    """Keep the config chosen in each group (two_opt_swap, not the class's two_opt) with the run."""
+    choices = HydraConfig.get().runtime.choices
+    cfg.choices = {group: choices.get(group) for group in GROUPS if choices.get(group)}
+
+
+def check_seed(cfg: DictConfig) -> None:
+    """A seed is a whole number >= 0 (numpy's generators refuse the rest, with a traceback)."""
+    if not isinstance(cfg.seed, int) or isinstance(cfg.seed, bool) or cfg.seed < 0:
+        raise InputError(f"seed must be a whole number >= 0, got {cfg.seed!r}; e.g. seed=3")
+
+
+def failure(cfg: DictConfig, error: BaseException) -> RunRecord:
     """A failed run's record: what was asked, and the one-line error."""
-    return {"status": "failed", "error": f"{type(error).__name__}: {error}", "seed": int(cfg.seed),
-            "task": cfg.task}
+    seed = cfg.seed if isinstance(cfg.seed, int) else -1
+    return RunRecord(task=OmegaConf.select(cfg, "choices.task") or "unknown", seed=seed,
+                     puzzle=OmegaConf.select(cfg, "choices.puzzle"),
+                     optimizer=OmegaConf.select(cfg, "choices.optimizer"),
+                     status="failed", error=f"{type(error).__name__}: {error}")
+
+
+def run_task(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
+    """Build the configured task and run it: it writes the run's record and returns its row."""
+    check_seed(cfg)
+    return build(cfg.task, "task")(cfg, run_dir)
 
 
 def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
@@ -45,33 +71,43 @@ def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
         return None
     write_config(cfg, run_dir)
     try:
-        task = get_task(cfg.task)
-        return task(cfg, run_dir)
+        return run_task(cfg, run_dir)
     except (InputError, OmegaConfBaseException) as err:
         if not multirun:
             print(f"error: {err}", file=sys.stderr)
             sys.exit(2)
-        write_record(run_dir, failure_row(cfg, err))
+        write_record(run_dir, failure(cfg, err))
     except Exception as err:  # a bug: keep the traceback, but let the sweep go on
         if not multirun:
             raise
         (run_dir / "error.txt").write_text(traceback.format_exc())
-        write_record(run_dir, failure_row(cfg, err))
+        write_record(run_dir, failure(cfg, err))
     print(f"failed: {run_dir}", file=sys.stderr)
     return None
 
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="config")
-def main(cfg: DictConfig) -> None:
+def app(cfg: DictConfig) -> None:
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN
     if multirun:
         cfg.progress = False
+    note_choices(cfg)
     run_dir = Path(hc.runtime.output_dir)
     row = execute(cfg, run_dir, multirun)
     if row is not None:
         from experiments.tasks.optimise import summary_line
-        print(summary_line(row, run_dir) if "best" in row else f"done -> {run_dir}")
+        print(summary_line(row, run_dir) if "best" in row and row["best"] is not None else f"done -> {run_dir}")
+
+
+def main() -> None:
+    """Entry point: set up, check the command line in one line per mistake, then let Hydra run it."""
+    setup()
+    try:
+        overrides.check(sys.argv[1:])
+    except InputError as err:
+        sys.exit(f"error: {err}")
+    app()
 
 
 if __name__ == "__main__":

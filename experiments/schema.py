@@ -1,119 +1,49 @@
-"""Dataclass schemas for the config groups: a typo or a wrong type fails when the config is composed.
+"""Config schemas, generated from the components' own signatures: a typo or a wrong type fails when
+the config is composed, and every default has one home, the constructor.
 
-Each group's YAML file extends its schema (`defaults: [/schema/<group>/<name>@_here_, _self_]`), so
-the schema holds the types and the YAML holds the values users read.
+A component's base YAML (`configs/<group>/<name>.yaml`) names its class in `_target_` and extends
+`schema/<group>/<name>`, the dataclass `hydra_zen.builds` makes from that class's signature; it
+sets only what differs from the constructor's defaults. Variants extend their base YAML.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from dataclasses import dataclass
+from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
+from hydra.utils import get_object
+from hydra_zen import builds
+from omegaconf import OmegaConf
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+GROUPS = ("puzzle", "optimizer", "task")
 
 
 @dataclass
 class BudgetConf:
-    evaluations: Optional[int] = 20000
-    seconds: Optional[float] = None
-    target: Optional[float] = None  # stop once best <= target; null: the puzzle's known optimum
-    stop_at_optimum: bool = True
+    """The run's budget; `experiments.build.make_budget` turns it into a `core.Budget`."""
+
+    evaluations: int | None = 20000  # stop after this many fitness evaluations
+    seconds: float | None = None  # ... or after this many seconds
+    target: float | None = None  # ... or once best <= target; null: the puzzle's known optimum
+    stop_at_optimum: bool = True  # with target null, stop at the known optimum (when there is one)
 
 
-@dataclass
-class PentominoConf:
-    _target_: str = "puzzles.pentomino.PentominoStrip"
-    width: int = 6
-    orientations: str = "fixed"
-    pieces: str = "pentominoes"
+def component_targets(config_dir: Path = CONFIG_DIR) -> dict[tuple[str, str], str]:
+    """(group, name) -> `_target_` of every base YAML in the component groups."""
+    found = {}
+    for group in GROUPS:
+        for path in sorted((config_dir / group).glob("*.yaml")):
+            target = OmegaConf.load(path).get("_target_")
+            if target:
+                found[group, path.stem] = target
+    return found
 
 
-@dataclass
-class TwoOptConf:
-    _target_: str = "heuristics.two_opt.TwoOpt"
-    strategy: str = "first"
-    move: str = "reversal"
-    start: str = "random"
-
-
-@dataclass
-class GAConf:
-    _target_: str = "heuristics.ga.GA"
-    pop_size: int = 50
-    cxpb: float = 0.8
-    mutpb: float = 0.5
-    indpb: float = 0.2
-    orient_indpb: float = 0.1
-    tournsize: int = 3
-    elite: int = 2
-    crossover: str = "ordered"
-
-
-@dataclass
-class SAConf:
-    _target_: str = "heuristics.sa.SimulatedAnnealing"
-    t0: float = 5.0
-    alpha: float = 0.999
-    t_min: float = 0.05
-    moves: dict[str, float] = field(default_factory=lambda: {"swap": 1.0, "insert": 1.0, "reversal": 1.0})
-    orientation_rate: float = 0.3
-
-
-@dataclass
-class VcoptOpt2Conf:
-    _target_: str = "heuristics.vcopt_baselines.VcoptOpt2"
-    start: str = "identity"
-
-
-@dataclass
-class VcoptTspGAConf:
-    _target_: str = "heuristics.vcopt_baselines.VcoptTspGA"
-    pool_num: int = 20
-    max_gen: Optional[int] = None
-
-
-@dataclass
-class RandomSearchConf:
-    _target_: str = "heuristics.random_search.RandomSearch"
-
-
-@dataclass
-class EdgeMatchingConf:
-    _target_: str = "puzzles.edge_matching.EdgeMatching"
-    n: int = 13
-    colours: int = 20
-    generator: str = "seed"
-    instance_seed: int = 0
-    rotations: bool = False
-    fix_centre: bool = True
-    hints: list[list[int]] = field(default_factory=list)
-    pieces_file: Optional[str] = None
-    order: Optional[str] = None
-
-
-@dataclass
-class GreedyConf:
-    _target_: str = "experiments.greedy_solver.GreedySolver"
-    seed_faithful: bool = False
-
-
-SCHEMAS: dict[str, dict[str, Any]] = {
-    "budget": {"budget": BudgetConf},
-    "puzzle": {"pentomino": PentominoConf, "edge_matching": EdgeMatchingConf},
-    "optimizer": {
-        "two_opt": TwoOptConf,
-        "ga": GAConf,
-        "sa": SAConf,
-        "vcopt_opt2": VcoptOpt2Conf,
-        "vcopt_tspga": VcoptTspGAConf,
-        "random_search": RandomSearchConf,
-        "greedy": GreedyConf,
-    },
-}
-
-
-def register(schemas: dict[str, dict[str, Any]] = SCHEMAS) -> None:
-    """Put every schema in Hydra's ConfigStore under schema/<group>, apart from the user's choices."""
-    cs = ConfigStore.instance()
-    for group, nodes in schemas.items():
-        for name, node in nodes.items():
-            cs.store(group=f"schema/{group}", name=name, node=node)
+def register(config_dir: Path = CONFIG_DIR) -> None:
+    """Store every component's generated schema under schema/<group>/<name>, and the budget's."""
+    store = ConfigStore.instance()
+    for (group, name), target in component_targets(config_dir).items():
+        store.store(group=f"schema/{group}", name=name,
+                    node=builds(get_object(target), populate_full_signature=True))
+    store.store(group="schema/budget", name="budget", node=BudgetConf)

@@ -5,6 +5,10 @@ import numpy as np
 import pandas as pd
 
 
+COMPARISON_COLUMNS = ("metric", "a", "b", "n_a", "n_b", "median_a", "median_b", "test", "n", "p", "a12",
+                      "p_holm", "significant")  # after the setting's own columns, in every comparisons table
+
+
 def ert(evaluations_used: np.ndarray, success: np.ndarray) -> float:
     """Expected running time (Auger & Hansen, 2005): evaluations spent over all runs / successes.
 
@@ -128,10 +132,9 @@ def pairwise(runs: pd.DataFrame, keys: list[str], instance: list[str] | None = N
                                  "n_a": len(ra), "n_b": len(rb),
                                  "median_a": ra[metric].median(), "median_b": rb[metric].median(),
                                  **compare(ra, rb, instance, metric), "a12": a12(rb[metric], ra[metric])})
-    tests = pd.DataFrame(rows)
-    if len(tests):
-        tests["p_holm"] = holm(tests["p"])
-        tests["significant"] = tests["p_holm"] < alpha
+    tests = pd.DataFrame(rows, columns=[*setting, *COMPARISON_COLUMNS[:-2]])
+    tests["p_holm"] = holm(tests["p"]) if len(tests) else []
+    tests["significant"] = tests["p_holm"] < alpha
     return tests
 
 

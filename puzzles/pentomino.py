@@ -10,7 +10,6 @@ with numba: this is the hot path of every pentomino experiment (benchmarks/bench
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numba
 import numpy as np
@@ -22,7 +21,7 @@ MAX_WIDTH = 63
 
 
 @dataclass(frozen=True)
-class Layout:
+class StripPacking:
     """A decoded packing: `grid[r, c]` is the piece id there (0 = empty), `rows` its height."""
 
     grid: np.ndarray
@@ -94,6 +93,8 @@ class PentominoStrip:
     """
 
     name = "pentomino"
+    score_name = "gaps"
+    instance_keys: tuple[str, ...] = ()  # one instance per setting: runs never pair up on instances
 
     def __init__(self, width: int = 6, orientations: str = "fixed", pieces: str = "pentominoes"):
         if orientations not in ("fixed", "free"):
@@ -104,7 +105,7 @@ class PentominoStrip:
         self.width, self.orientations, self.pieces_name = width, orientations, str(pieces)
         self.pieces: list[Piece] = read_pieces(pieces)
         self.shapes = [self._fitting_orientations(p) for p in self.pieces]
-        self.cells = sum(p.size for p in self.pieces)
+        self.area = sum(p.size for p in self.pieces)
         self._tables()
         free = orientations == "free"
         self.space = PermutationSpace(
@@ -144,9 +145,6 @@ class PentominoStrip:
             return {6: 12.0, 7: 10.0}.get(self.width)
         return 0.0 if self.width in (3, 4, 5, 6, 10, 12, 15, 20) else None
 
-    def params(self) -> dict[str, Any]:
-        return {"width": self.width, "orientations": self.orientations, "pieces": self.pieces_name}
-
     def _pack(self, genome, placements) -> int:
         genome = np.asarray(genome, dtype=np.int64)
         return _pack(genome, self.space.n, bool(self.space.orientations), self._cells, self._dims, self.width,
@@ -154,13 +152,13 @@ class PentominoStrip:
 
     def fitness(self, genome: np.ndarray) -> float:
         """Gap count of the bottom-left packing (lower is better)."""
-        return float(self._pack(genome, self._no_placements) * self.width - self.cells)
+        return float(self._pack(genome, self._no_placements) * self.width - self.area)
 
     def score(self, genome: np.ndarray) -> dict[str, float]:
         layout = self.decode(genome)
         return {"gaps": layout.gaps, "rows": layout.rows}
 
-    def decode(self, genome: np.ndarray) -> Layout:
+    def decode(self, genome: np.ndarray) -> StripPacking:
         """The packing as a grid of piece ids, with each piece's placement."""
         placements = np.zeros((self.space.n, 4), dtype=np.int64)
         rows = self._pack(genome, placements)
@@ -168,14 +166,14 @@ class PentominoStrip:
         for p, o, r, c in placements:
             cells = self.shapes[p][o]
             grid[cells[:, 0] + r, cells[:, 1] + c] = self.pieces[p].id
-        return Layout(grid, placements)
+        return StripPacking(grid, placements)
 
-    def text(self, layout: Layout) -> str:
+    def text(self, layout: StripPacking) -> str:
         """The packing as rows of piece letters ('.' for a gap), for the console."""
         names = {p.id: p.name for p in self.pieces}
         return "\n".join(" ".join(names.get(int(v), ".") for v in row) for row in layout.grid)
 
-    def draw(self, layout: Layout, ax=None):
+    def draw(self, layout: StripPacking, ax=None):
         """A coloured grid with piece ids (the seed's picture, labelled)."""
         from puzzles.pictures import draw_grid
         return draw_grid(layout.grid, ax=ax, title=f"{layout.gaps} gaps, {layout.rows} rows")

@@ -66,8 +66,8 @@ def best_orders(puzzle: PentominoStrip, max_gaps: int) -> tuple[int, int] | None
     """
     if puzzle.space.orientations:
         raise InputError("exhaustive search covers fixed orientations only (puzzle.orientations=fixed)")
-    max_rows = (puzzle.cells + max_gaps) // puzzle.width
+    max_rows = (puzzle.area + max_gaps) // puzzle.width
     rows, count = _walk(puzzle._cells, puzzle._dims, puzzle.width, puzzle._rows, max_rows)
     if count == 0:
         return None
-    return rows * puzzle.width - puzzle.cells, int(count)
+    return rows * puzzle.width - puzzle.area, int(count)

@@ -36,7 +36,7 @@ def assert_valid(puzzle: PentominoStrip, genome: np.ndarray):
     layout = puzzle.decode(genome)
     grid = layout.grid
     assert grid.shape[1] == puzzle.width
-    assert (grid > 0).sum() == puzzle.cells  # no cell was written twice
+    assert (grid > 0).sum() == puzzle.area  # no cell was written twice
     for index, piece in enumerate(puzzle.pieces):
         cells = np.argwhere(grid == piece.id)
         assert len(cells) == piece.size

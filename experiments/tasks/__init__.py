@@ -1,27 +1,6 @@
-"""What a run can do: `task` in the config names one of these `run(cfg, run_dir) -> row` functions.
+"""What a run can do: the `task` config group (configs/task/) builds one of these classes.
 
-Each task writes its own record into `run_dir` and returns the run's one-row summary (a dict).
-Add a task with one line here and a module beside this one.
+A task takes its typed settings in its constructor and is called with the whole config and the run
+directory; it writes the run's record there and returns its row. Add a task with a class here and a
+YAML in configs/task/ that names it in `_target_`.
 """
-from __future__ import annotations
-
-import importlib
-from typing import Callable
-
-from core import InputError
-
-TASKS = {
-    "optimise": "experiments.tasks.optimise",
-    "colour_sweep": "experiments.tasks.colour_sweep",
-    "calendar_date": "experiments.tasks.calendar_date",
-    "calendar_all_dates": "experiments.tasks.calendar_year",
-    "pentomino_rectangles": "experiments.tasks.pentomino_rectangles",
-    "galakub": "experiments.tasks.galakub",
-}
-
-
-def get_task(name: str) -> Callable:
-    """The `run` function of a task, or a clear error naming the known tasks."""
-    if name not in TASKS:
-        raise InputError(f"unknown task {name!r}; choose one of {sorted(TASKS)}")
-    return importlib.import_module(TASKS[name]).run

@@ -1,0 +1,86 @@
+"""Check the command line's overrides before Hydra runs them, so that a mistake ends in one line that
+says what is wrong and what to type instead (Hydra's own messages span several lines and name
+generated classes). Sweeps are checked value by value for group choices, and composed once with the
+first value of each swept setting.
+"""
+from __future__ import annotations
+
+import re
+
+from hydra import compose, initialize_config_dir
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Override
+from hydra.errors import ConfigCompositionException, MissingConfigException
+from omegaconf import OmegaConf
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ValidationError
+
+from core import InputError
+from experiments.schema import CONFIG_DIR
+
+KINDS = {"Integer": "a whole number", "Float": "a number", "Boolean": "true or false", "String": "text"}
+
+
+def options(group: str) -> list[str]:
+    """The configs a group offers (the YAML files in configs/<group>/)."""
+    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
+
+
+def values(override: Override) -> list[str]:
+    """Every value an override names (several for a sweep such as optimizer=ga,sa)."""
+    if override.is_sweep_override():
+        return list(override.sweep_string_iterator())
+    return [override.get_value_element_as_str()]
+
+
+def check_choices(overrides: list[Override]) -> None:
+    """Each value given to a config group (optimizer=..., +experiment=...) names one of its files."""
+    for o in overrides:
+        group = o.key_or_group
+        if (CONFIG_DIR / group).is_dir() and not o.is_delete():
+            unknown = [v for v in values(o) if v not in options(group)]
+            if unknown:
+                raise InputError(f"unknown {group} {unknown[0]!r}; choose one of: {', '.join(options(group))}")
+
+
+def first_of_each(overrides: list[Override]) -> list[str]:
+    """The overrides with each sweep cut to its first value, Hydra's own settings left out."""
+    return [f"{o.get_key_element()}={values(o)[0]}" if not o.is_delete() else o.get_key_element()
+            for o in overrides if not o.is_hydra_override()]
+
+
+def settings_of(path: str, overrides: list[str]) -> str:
+    """The settings a config node takes, for the error that names an unknown one."""
+    choices = [o for o in overrides if "=" in o and (CONFIG_DIR / o.split("=")[0].lstrip("+")).is_dir()]
+    with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=choices)
+    node = OmegaConf.select(cfg, path) if path else cfg
+    keys = [k for k in node.keys() if not str(k).startswith("_")] if node is not None else []
+    return ", ".join(map(str, keys))
+
+
+def one_line(err: Exception, overrides: list[str]) -> str:
+    """Hydra's composition error as one line saying what to type instead."""
+    cause = err.__cause__
+    if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
+        parent, _, key = cause.full_key.rpartition(".")
+        where = parent or "the config"
+        return (f"{where} has no setting {key!r}; it takes: {settings_of(parent, overrides)} "
+                f"(prefix a new key with + to add it)")
+    if isinstance(cause, ValidationError) and cause.full_key:
+        wanted = re.search(r"converted to (\w+)", str(cause.msg))
+        kind = KINDS.get(wanted.group(1), wanted.group(1)) if wanted else "another value"
+        given = next((o.split("=", 1)[1] for o in overrides if o.startswith(f"{cause.full_key}=")), "?")
+        return f"{cause.full_key} must be {kind}, got {given!r}"
+    return str(err).strip().splitlines()[0]
+
+
+def check(argv: list[str]) -> None:
+    """Raise InputError (one line) if the command line's overrides do not compose."""
+    parsed = OverridesParser.create().parse_overrides([a for a in argv if not a.startswith("-")])
+    check_choices(parsed)
+    overrides = first_of_each(parsed)
+    try:
+        with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+            compose("config", overrides=overrides)
+    except (ConfigCompositionException, MissingConfigException) as err:
+        raise InputError(one_line(err, overrides)) from None
