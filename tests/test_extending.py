@@ -1,0 +1,27 @@
+"""The README's "Extending puzzlelab" examples run as written: each is a module and a YAML."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from itertools import permutations
+
+from tests.test_experiment_run import run_app
+from puzzles.queens import Queens
+
+
+def test_queens_fitness_counts_diagonal_pairs():
+    q = Queens(4)
+    assert q.fitness(np.array([1, 3, 0, 2])) == 0  # one of the two 4-queens solutions
+    assert q.fitness(np.arange(4)) == 6  # all on one diagonal: C(4, 2)
+    # 8 queens: exactly 92 of the 8! placements are solutions (a classic count)
+    assert sum(Queens(8).fitness(np.array(p)) == 0 for p in permutations(range(8))) == 92
+
+
+def test_new_optimizer_on_new_puzzle_through_the_app(tmp_path):
+    proc = run_app("puzzle=queens", "puzzle.n=20", "optimizer=lahc", "budget.evaluations=100000",
+                   "progress=false", f"hydra.run.dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr
+    row = pd.read_parquet(tmp_path / "run.parquet").iloc[0]
+    assert (row["puzzle"], row["optimizer"], row["score_name"]) == ("queens", "lahc", "attacking pairs")
+    assert row["best"] == 0 and row["success"] and row["optimizer.history"] == 50
+    assert (tmp_path / "best.png").stat().st_size > 0
