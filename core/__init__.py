@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -146,3 +146,141 @@ class ConstructiveSolver(Protocol):
     name: str
 
     def solve(self, puzzle: Any) -> Any: ...
+
+
+def unmatched_edge(a, b):
+    """The edge-matching rule, in one place: an inner edge whose two sides show colours a and b is
+    unmatched when they differ or carry the border colour 0.
+
+    Written with plain operators so that one definition serves numpy arrays (element by element)
+    and compiled loops (wrap it once with `numba.njit(inline="always")`; it costs nothing there).
+    """
+    return (a != b) | (a == 0)
+
+
+@runtime_checkable
+class ConstructivePuzzle(Protocol):
+    """What an edge-matching puzzle offers a constructive solver (`ConstructiveSolver.solve`).
+
+    An n x n board, cells numbered row-major from the top-left. `table[p, r, s]` is the colour
+    piece p shows on side s ([left, top, right, bottom]; 0 is the border) in its r-th allowed
+    clockwise quarter turn (r = 0 only, when `rotations` is false). `preplaced` rows are
+    (cell, piece, turns) already on the board. `layout` makes the puzzle's board from a piece and a
+    turn per cell, checked: pre-placed pieces kept, each piece once unless `allow_duplicates`.
+    """
+
+    name: str
+    n: int
+    rotations: bool
+    table: np.ndarray
+    preplaced: np.ndarray
+
+    def layout(self, piece: np.ndarray, rotation: np.ndarray, allow_duplicates: bool = False) -> Any: ...
+
+
+# Exact puzzles: an exact-cover model per case, solved by heuristics/, read back by the puzzle.
+
+def bitsets(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
+    """Rows of item indices as bitsets, the one layout every exact solver reads.
+
+    Row r becomes W = ceil(n_items / 64) uint64 words, item i at bit i % 64 of word i // 64.
+    Puzzles build their placement rows with it and the engine its rows from item lists.
+    """
+    rows = [np.fromiter(row, dtype=np.int64) for row in rows]
+    masks = np.zeros((len(rows), max(1, -(-n_items // 64))), dtype=np.uint64)
+    if rows:
+        items = np.concatenate(rows)
+        row_of = np.repeat(np.arange(len(rows)), [len(row) for row in rows])
+        bits = np.left_shift(np.uint64(1), (items % 64).astype(np.uint64))
+        np.bitwise_or.at(masks, (row_of, items // 64), bits)
+    return masks
+
+
+@dataclass(frozen=True)
+class Regions:
+    """Where a cover model's cell items lie on a grid, so a solver can drop hopeless branches.
+
+    The cells to fill are the bits of `to_fill` (all items in the first word). Cell i's neighbour
+    along axis a is item i + strides[a], and bit i of plus[a] says it has one. A connected region
+    of open cells smaller than `min_size`, or whose size is not a multiple of `divisor`, can never
+    be filled.
+    """
+
+    to_fill: int
+    strides: tuple[int, ...]
+    plus: tuple[int, ...]
+    min_size: int = 1
+    divisor: int = 1
+
+    def __post_init__(self):
+        if not 1 <= len(self.strides) == len(self.plus) <= 3:
+            raise InputError("regions: give 1 to 3 axes, one stride and one plus mask each")
+
+
+@dataclass(frozen=True)
+class CoverModel:
+    """An exact-cover matrix as bitsets (see `bitsets`), what a puzzle hands an exact solver.
+
+    Matrix row r is the puzzle's own row (placement) `rows[r]`; `masks[r]` its items. Items in
+    `primary` (a bitset) must be covered once, the others at most once. `rule` suggests the
+    engine's choice rule ("first" or "mrv"); `regions`, if given, allows dead-region pruning.
+    """
+
+    masks: np.ndarray
+    n_items: int
+    primary: np.ndarray
+    rows: np.ndarray
+    rule: str = "first"
+    regions: Regions | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What an exact solver found for one case of an exact puzzle.
+
+    `count`: solutions in all (at most `limit`; None if not counted); `solutions`: the ones kept,
+    each as the puzzle's own row (placement) indices; `seconds`: the time spent solving.
+    """
+
+    case: dict[str, Any]
+    count: int | None
+    solutions: list[np.ndarray]
+    seconds: float
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class ExactReport:
+    """What a run of an exact puzzle shows: its headline `figures` (the run record's columns), a
+    `text` to print, and `files` by name: a DataFrame (.parquet, with a CSV beside it), a
+    (title, DataFrame) pair (.html), a picture (.png, drawn with matplotlib).
+    """
+
+    figures: dict[str, Any]
+    text: str
+    files: dict[str, Any]
+
+
+@runtime_checkable
+class ExactPuzzle(Protocol):
+    """A puzzle answered exactly: cases, each an exact-cover model, and what their solutions mean.
+
+    `cases()` names the problems a run solves (one date, one cube; 366 dates; one board per line
+    of a table), each by a key such as {"month": 1, "day": 1} or {"board": "6x10"}; `model(case)`
+    is its cover model. `figures(answer)` gives one case's numbers a user reads (solution counts
+    raw / distinct / up to symmetry, the literature's beside them): with the key, a table row.
+    `needs_solutions` says whether figures need every solution (to merge symmetric ones) or only
+    their count. `report(table, answers)` turns the table and the kept solutions into the run's
+    headline figures, text and files (pictures, HTML pages).
+    """
+
+    name: str
+    needs_solutions: bool
+
+    def cases(self) -> list[dict[str, Any]]: ...
+
+    def model(self, case: dict[str, Any]) -> CoverModel: ...
+
+    def figures(self, answer: Answer) -> dict[str, Any]: ...
+
+    def report(self, table: Any, answers: list[Answer]) -> ExactReport: ...

@@ -14,8 +14,8 @@ from typing import Iterator
 
 import numpy as np
 
-from heuristics.exact_cover import ExactCover, bool_matrix, solution_limit
 from core import InputError
+from heuristics.exact_cover import ExactCover, bool_matrix, solution_limit
 
 BACKENDS = ("algorithm_x", "ilp", "cpsat")
 
@@ -24,17 +24,22 @@ def solutions(problem, backend: str = "algorithm_x",
               limit: int | None = None) -> Iterator[list[int]]:
     """Solutions (lists of row indices, sorted) from the chosen backend, up to `limit`.
 
-    `problem` is an ExactCover or a puzzle's cover model (masks, n_items, primary, ...).
+    `problem` is an ExactCover or a puzzle's `core.CoverModel`.
     """
+    check_backend(backend)
     problem = _engine(problem)
     if backend == "algorithm_x":
         return (sorted(s) for s in problem.solutions(limit))
     if backend == "ilp":
         return _ilp_solutions(problem, solution_limit(limit))
-    if backend == "cpsat":
-        return iter(_cpsat_solutions(problem, solution_limit(limit)))
-    raise InputError(
-        f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
+    return iter(_cpsat_solutions(problem, solution_limit(limit)))
+
+
+def check_backend(backend: str) -> None:
+    """Refuse an unknown backend in one line that names the known ones."""
+    if backend not in BACKENDS:
+        raise InputError(
+            f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
 
 
 def count(problem, backend: str = "algorithm_x", limit: int | None = None) -> int:

@@ -14,8 +14,8 @@ are raw):
 - "mrv": the uncovered primary item with the fewest fitting rows (Knuth's rule), found by counting;
   an item with none ends the branch at once. The general rule, for items with no natural order.
 
-Optionally (`Regions`), items that are cells of a grid are checked after each choice: a region of
-empty cells too small for any piece ends the branch (the classic pentomino pruning).
+Optionally (`core.Regions`), items that are cells of a grid are checked after each choice: a
+region of empty cells too small for any piece ends the branch (the classic pentomino pruning).
 
 The search is an explicit-stack loop compiled with numba (cache=True). It is resumable: its whole
 state lives in arrays, so `solutions()` is a generator that asks the compiled loop for a batch of
@@ -23,7 +23,6 @@ solutions at a time.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 import numba
@@ -32,13 +31,14 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from core import InputError
+from core import CoverModel, InputError, Regions, bitsets
 
 RULES = ("first", "mrv")
 BATCH = 4096
 NO_LIMIT = np.iinfo(np.int64).max
 _ALL_COVERED, _DEAD_END = -1, -2
 _FRESH, _RUNNING, _DONE = 0, 1, 2
+NO_REGIONS = np.zeros(10, dtype=np.uint64)
 
 
 @intrinsic
@@ -217,10 +217,8 @@ def _search(lm, rows, start, primary, mrv, region, budget, store, state, cov, it
 
 
 def masks_from_rows(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
-    """Rows as lists of item indices -> one bitset (W uint64 words) per row."""
+    """Rows as lists of item indices -> one bitset per row, after checking every item is valid."""
     rows = [list(r) for r in rows]
-    words = max(1, -(-n_items // 64))
-    masks = np.zeros((len(rows), words), dtype=np.uint64)
     for i, row in enumerate(rows):
         if len(set(row)) != len(row):
             raise InputError(f"exact cover: row {i} lists an item twice: {row}")
@@ -228,8 +226,7 @@ def masks_from_rows(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
             if not 0 <= item < n_items:
                 raise InputError(
                     f"exact cover: row {i} has item {item}, outside 0..{n_items - 1}")
-            masks[i, item // 64] |= np.uint64(1) << np.uint64(item % 64)
-    return masks
+    return bitsets(rows, n_items)
 
 
 def bool_matrix(masks: np.ndarray) -> np.ndarray:
@@ -246,34 +243,13 @@ def _csr(row_of: np.ndarray, item_of: np.ndarray, n_items: int) -> tuple[np.ndar
     return start, row_of[order].astype(np.int64)
 
 
-@dataclass(frozen=True)
-class Regions:
-    """An optional pruning rule for items that are cells of a grid (all in the first word).
-
-    After each choice, the uncovered primary cells split into connected regions; a region smaller
-    than `min_size`, or whose size is not a multiple of `divisor`, can never be filled, so the
-    branch ends. Cell i's neighbour along axis a is i + strides[a]; bit i of plus[a] says it has
-    one.
-    """
-
-    cells: int
-    strides: tuple[int, ...]
-    plus: tuple[int, ...]
-    min_size: int = 1
-    divisor: int = 1
-
-    def __post_init__(self):
-        if not 1 <= len(self.strides) == len(self.plus) <= 3:
-            raise InputError("regions: give 1 to 3 axes, one stride and one plus mask each")
-
-    def spec(self) -> np.ndarray:
-        """The rule as the search takes it: axes, 3 strides, 3 plus masks, cells, min, divisor."""
-        pad = 3 - len(self.strides)
-        return np.array([len(self.strides), *self.strides, *[0] * pad, *self.plus, *[0] * pad,
-                         self.cells, self.min_size, self.divisor], dtype=np.uint64)
-
-
-NO_REGIONS = np.zeros(10, dtype=np.uint64)
+def region_spec(regions: Regions | None) -> np.ndarray:
+    """The pruning rule as the search takes it: axes, 3 strides, 3 plus masks, cells, min, gcd."""
+    if regions is None:
+        return NO_REGIONS
+    pad = 3 - len(regions.strides)
+    return np.array([len(regions.strides), *regions.strides, *[0] * pad, *regions.plus, *[0] * pad,
+                     regions.to_fill, regions.min_size, regions.divisor], dtype=np.uint64)
 
 
 class ExactCover:
@@ -284,7 +260,7 @@ class ExactCover:
         n_items: number of items.
         secondary: items that may be covered at most once (all others exactly once).
         rule: "first" (first uncovered item; number items in a good fill order) or "mrv".
-        regions: optional pruning for grid cells (see `Regions`).
+        regions: optional pruning for grid cells (see `core.Regions`).
 
     Solutions are lists of row indices, in the order the search chose them. As in Knuth's
     definition, a row with no primary item is never part of a solution.
@@ -310,10 +286,9 @@ class ExactCover:
         return self
 
     @classmethod
-    def from_model(cls, model) -> "ExactCover":
-        """A problem from a puzzle's cover model (masks, n_items, primary, rule, regions)."""
-        regions = Regions(**model.regions) if model.regions else None
-        return cls.from_masks(model.masks, model.n_items, model.primary, model.rule, regions)
+    def from_model(cls, model: CoverModel) -> "ExactCover":
+        """A problem from a puzzle's cover model."""
+        return cls.from_masks(model.masks, model.n_items, model.primary, model.rule, model.regions)
 
     def _setup(self, masks: np.ndarray, n_items: int, primary: np.ndarray, rule: str,
                regions: Regions | None):
@@ -332,7 +307,7 @@ class ExactCover:
             row_of, item_of = np.nonzero(bits)
         self.start, self.rows = _csr(row_of, item_of, n_items)
         self.listed = np.ascontiguousarray(masks[self.rows])
-        self.region = regions.spec() if regions else NO_REGIONS
+        self.region = region_spec(regions)
         self.depth = int(is_primary.sum()) + 1
 
     def _run(self, budget: int, store: bool, batch: int) -> Iterator[np.ndarray | int]:

@@ -8,21 +8,25 @@ Two boards, both 7 columns wide:
 
 A date is a set of open cells; the pieces must cover every other cell exactly once. The model is
 built once per board (every placement on the whole board), and each date keeps the placements
-that avoid its cells. Solving is done by heuristics/ (the exact-cover engine, or the seeds' ILP
-and CP-SAT backends); experiments/exact.py puts the two together.
+that avoid its cells. `Calendar` is a `core.ExactPuzzle`: one date, or every date of a year, is
+solved by the generic exact task (experiments/tasks/exact.py) with a backend from heuristics/
+(the exact-cover engine, or the seeds' ILP and CP-SAT solvers).
 """
 from __future__ import annotations
 
 import calendar as _cal
 import datetime as dt
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import numpy as np
 
-from core import InputError
-from puzzles.packing import Board, CoverModel, Packing
+from core import Answer, CoverModel, ExactReport, InputError
+from puzzles.packing import Board, Packing
 from puzzles.pieces import normalise, read_pieces
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")  # seed 004's order: 0 = Sunday
@@ -94,31 +98,51 @@ def _weekday(value: str | int) -> int:
 def year_days(year: int = LEAP_YEAR) -> list[Day]:
     """Every date of a year, with its weekday."""
     if not dt.MINYEAR <= year <= dt.MAXYEAR:
-        raise InputError(f"calendar.year must be between {dt.MINYEAR} and {dt.MAXYEAR}, got {year}")
+        raise InputError(f"puzzle.year must be between {dt.MINYEAR} and {dt.MAXYEAR}, got {year}")
     first = dt.date(year, 1, 1)
     days = (first + dt.timedelta(n) for n in range(366 if _cal.isleap(year) else 365))
     return [Day(d.month, d.day, d.isoweekday() % 7) for d in days]
 
 
 class Calendar:
-    """A calendar board with its pieces: the exact-cover model of each date, and its pictures.
+    """The calendar puzzle as an exact puzzle: one date, or every date of a year.
 
     Args:
         board: "classic" (seed 000, 8 pieces) or "weekday" (seed 004, 10 pieces).
+        date: the date to solve, YYYY-MM-DD or MM-DD; None: today.
+        weekday: the weekday of a MM-DD date on the weekday board (Sun .. Sat, or 0-6, Sun = 0).
+        year: solve every date of this year instead of one date (on the weekday board, every date
+            with each of the seven weekdays).
         reflections: may pieces be flipped over (both seeds: yes)?
     """
 
-    def __init__(self, board: str = "classic", reflections: bool = True):
+    name = "calendar"
+    needs_solutions = False  # a date's figure is its solution count
+
+    def __init__(self, board: str = "classic", date: str | None = None,
+                 weekday: str | None = None, year: int | None = None, reflections: bool = True):
         if board not in BOARDS:
             raise InputError(
                 f"unknown calendar board {board!r}; choose one of: {', '.join(BOARDS)}")
+        if year is not None and date is not None:
+            raise InputError("give puzzle.date (one date) or puzzle.year (every date), not both")
         rows, pieces = BOARDS[board]
-        self.name = board
+        self.board, self.year = board, year
         self.layout = [row.split() for row in rows]
         cells = [(r, c) for r, row in enumerate(self.layout) for c, t in enumerate(row) if t != "."]
         self.labels = [self.layout[r][c] for r, c in cells]
         self.packing = Packing(Board(normalise(np.array(cells))), read_pieces(pieces), reflections)
         self.weekdays = board == "weekday"
+        self.days = self._days(date, weekday)
+
+    def _days(self, date: str | None, weekday: str | None) -> list[Day]:
+        """The dates a run solves: the one date, or every date of the year (with each weekday)."""
+        if self.year is None:
+            day = parse_date(date, weekday)
+            self.open_cells(day)  # the weekday board without a weekday fails here, not mid-run
+            return [day]
+        days = year_days(self.year)
+        return list(self.all_weekdays(days)) if self.weekdays else days
 
     def open_cells(self, day: Day) -> list[int]:
         """The board cells a date leaves uncovered."""
@@ -138,12 +162,68 @@ class Calendar:
             for w in range(7):
                 yield Day(day.month, day.day, w)
 
+    def case(self, day: Day) -> dict[str, Any]:
+        """A date as a case key: month and day, and the weekday's name on the weekday board."""
+        key = {"month": day.month, "day": day.day}
+        return {**key, "weekday": WEEKDAYS[day.weekday]} if self.weekdays else key
+
+    def cases(self) -> list[dict[str, Any]]:
+        return [self.case(day) for day in self.days]
+
+    def model(self, case: dict[str, Any]) -> CoverModel:
+        weekday = WEEKDAYS.index(case["weekday"]) if "weekday" in case else None
+        return self.cover(Day(case["month"], case["day"], weekday))
+
+    def figures(self, answer: Answer) -> dict[str, Any]:
+        return {"solutions": answer.count}
+
+    def report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
+        """One date: its count, its solutions drawn; a year: the table, its HTML and a heatmap."""
+        return self._date_report(answers[0]) if self.year is None else self._year_report(
+            table, answers)
+
+    def _date_report(self, answer: Answer) -> ExactReport:
+        """A date's count and pictures, and its first solution as text."""
+        day, total = self.days[0], answer.count
+        owners = [self.packing.owners(s) for s in answer.solutions]
+        of = f" of {total}" if total is not None else ""
+        files = {f"solution_{k}.png": self.draw(owner, day, title=f"{day}: solution {k}{of}")
+                 for k, owner in enumerate(owners, 1)}
+        solved = bool(owners) or bool(total)
+        text = (f"{day}: {total if total is not None else 'some'} solutions ({self.board} board)"
+                if solved else f"{day}: no solution")
+        text += "".join(f"\n{self.text(owner)}" for owner in owners[:1])
+        figures = {"month": day.month, "day": day.day,
+                   "weekday": WEEKDAYS[day.weekday] if self.weekdays else None,
+                   "solutions": total, "solved": solved}
+        return ExactReport(figures, text, files)
+
+    def _year_report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
+        """The year's counts: a table, a month x day page and a heatmap; min, max and total."""
+        limit = answers[0].limit if answers else None
+        capped = f", at most {limit} each" if limit else ""
+        title = f"Calendar puzzle ({self.board}): solutions per date, {self.year}{capped}"
+        heat = heatmap(table, f"{self.board} board, {self.year}: solutions per date{capped}"
+                       + (" (sum over weekdays)" if self.weekdays else ""))
+        files = {"calendar_counts.parquet": table,
+                 "calendar_counts.html": (title, year_pivot(table, by_weekday=self.weekdays)),
+                 "calendar_heatmap.png": heat}
+        counts = table.solutions
+        figures = {"dates": len(table), "total_solutions": int(counts.sum()),
+                   "min_solutions": int(counts.min()), "max_solutions": int(counts.max()),
+                   "unsolvable_dates": int((counts == 0).sum())}
+        seconds = sum(a.seconds for a in answers)
+        text = (f"{len(table)} dates, {figures['total_solutions']} solutions{capped} "
+                f"(min {figures['min_solutions']}, max {figures['max_solutions']}) "
+                f"in {seconds:.1f} s")
+        return ExactReport(figures, text, files)
+
     def text(self, owner: np.ndarray) -> str:
         """A filling as text: each cell shows its piece's letter, the open cells their label."""
-        names = [p.name for p in self.packing.pieces]
+        letters = [p.name for p in self.packing.pieces]
         grid = [["   "] * 7 for _ in self.layout]
         for (r, c), label, piece in zip(self.packing.board.cells, self.labels, owner):
-            grid[r][c] = f"{names[piece]:^3}" if piece >= 0 else f"{label:>3}"
+            grid[r][c] = f"{letters[piece]:^3}" if piece >= 0 else f"{label:>3}"
         return "\n".join("".join(row).rstrip() for row in grid)
 
     def grid_labels(self) -> list[list[str]]:

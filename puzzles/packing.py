@@ -4,7 +4,7 @@ Items are the slots of the board's bounding box, numbered in fill order (down th
 first, so the first empty cell is the one with fewest ways to fill it), then one item per piece;
 slots off the board are simply never used. A row is one placement: a piece, in one orientation, at
 one position entirely inside the board. `Packing.cover()` hands the rows to a solver in
-heuristics/ as a `CoverModel`; solutions come back as rows and turn into cell owners here.
+heuristics/ as a `core.CoverModel`; solutions come back as rows and turn into cell owners here.
 
 Identical copies of a piece are separate items, so solutions count copies as distinct ("raw");
 `canonical` and `count_distinct` merge copies and, if asked, the board's symmetries.
@@ -18,7 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from core import InputError
+from core import CoverModel, InputError, Regions, bitsets
 from puzzles.pieces import Piece, orientations, symmetries
 
 
@@ -52,24 +52,6 @@ def box(*extent: int, holes: Sequence[Sequence[int]] = ()) -> Board:
     for h in holes:
         grid[tuple(h)] = False
     return Board(np.argwhere(grid))
-
-
-@dataclass(frozen=True)
-class CoverModel:
-    """An exact-cover matrix as bitsets, for the solvers in heuristics/.
-
-    Row r is placement `rows[r]` of the packing; `masks[r]` its items as W uint64 words. Items in
-    `primary` must be covered once, the others at most once. `rule` suggests the engine's choice
-    rule; `regions` (cells, strides, plus, min_size, divisor) lays the cell items on a grid so
-    that the engine can drop branches that leave an unfillable region.
-    """
-
-    masks: np.ndarray
-    n_items: int
-    primary: np.ndarray
-    rows: np.ndarray
-    rule: str = "first"
-    regions: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -135,19 +117,12 @@ class Packing:
 
     def _masks(self) -> np.ndarray:
         """One bitset per placement: its cells' items and its piece's item."""
-        words = -(-self.n_items // 64)
-        masks = np.zeros((len(self.placements), words), dtype=np.uint64)
-        for i, pl in enumerate(self.placements):
-            for item in [*self.cell_item[pl.cells], self.n_slots + pl.piece]:
-                masks[i, item // 64] |= np.uint64(1) << np.uint64(item % 64)
-        return masks
+        return bitsets(([*self.cell_item[pl.cells], self.n_slots + pl.piece]
+                        for pl in self.placements), self.n_items)
 
     def cell_mask(self, cells: Sequence[int]) -> np.ndarray:
         """The bitset of some board cells (by index into board.cells)."""
-        mask = np.zeros(self.masks.shape[1], dtype=np.uint64)
-        for item in self.cell_item[list(cells)]:
-            mask[item // 64] |= np.uint64(1) << np.uint64(item % 64)
-        return mask
+        return bitsets([self.cell_item[list(cells)]], self.n_items)[0]
 
     def cover(self, empty: Sequence[int] = (), rule: str | None = None) -> CoverModel:
         """The exact-cover model with the `empty` cells left uncovered (e.g. a calendar's date)."""
@@ -160,26 +135,23 @@ class Packing:
         regions = self._regions(empty) if self.cover_rule == "all" else None
         return CoverModel(self.masks[keep], self.n_items, primary, keep, rule, regions)
 
-    def _regions(self, empty: Sequence[int]) -> dict | None:
+    def _regions(self, empty: Sequence[int]) -> Regions | None:
         """Where the cells lie on the grid, for dead-region pruning (if the box fits 64 bits)."""
         if self.n_slots > 64:
             return None
-        cells = int(self.cell_mask(range(self.n_cells))[0] & ~self.cell_mask(empty)[0])
+        to_fill = int(self.cell_mask(range(self.n_cells))[0] & ~self.cell_mask(empty)[0])
         slots = np.argwhere(np.ones(self.board.shape, dtype=bool))
         plus = []
         for a, extent in enumerate(self.board.shape):
             has = (slots[slots[:, a] < extent - 1] @ self.strides).astype(np.uint64)
             plus.append(int(np.bitwise_or.reduce(np.uint64(1) << has, initial=np.uint64(0))))
         sizes = [p.size for p in self.pieces]
-        return {"cells": cells, "strides": tuple(int(s) for s in self.strides),
-                "plus": tuple(plus), "min_size": min(sizes), "divisor": math.gcd(*sizes)}
+        return Regions(to_fill, tuple(int(s) for s in self.strides), tuple(plus), min(sizes),
+                       math.gcd(*sizes))
 
     def _piece_mask(self) -> np.ndarray:
         """The bitset of the piece items."""
-        mask = np.zeros(self.masks.shape[1], dtype=np.uint64)
-        for item in range(self.n_slots, self.n_items):
-            mask[item // 64] |= np.uint64(1) << np.uint64(item % 64)
-        return mask
+        return bitsets([range(self.n_slots, self.n_items)], self.n_items)[0]
 
     def owners(self, solution: Sequence[int], model: CoverModel | None = None) -> np.ndarray:
         """Which piece covers each board cell (-1 where none does), from a solution's placement
@@ -190,6 +162,11 @@ class Packing:
         for i in solution:
             owner[self.placements[i].cells] = self.placements[i].piece
         return owner
+
+    def owner_table(self, solutions: Sequence[Sequence[int]]) -> np.ndarray:
+        """Many solutions (placement indices each) as one row of cell owners each: (S, cells)."""
+        owners = [self.owners(s) for s in solutions]
+        return np.array(owners, dtype=np.int64).reshape(len(owners), self.n_cells)
 
     def grid(self, owner: np.ndarray) -> np.ndarray:
         """Owners as a bounding-box array of piece ids (0 = empty or off the board)."""

@@ -5,10 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import exact
-from heuristics import exact_backends
-from puzzles.calendar import Calendar, Day, heatmap, parse_date, year_days, year_pivot
 from core import InputError
+from experiments.tasks.exact import Exact
+from heuristics import exact_backends
+from puzzles.calendar import Calendar, Day, heatmap, parse_date, year_pivot
+from tests.exact_solve import solve
 from tests.packing_check import check_packing
 
 
@@ -46,14 +47,14 @@ def _index(cal, cell):
 def test_solution_counts_of_some_dates(classic, date, solutions):
     """January 1st has 64 solutions (pieces turned and flipped), as the issue states; the others
     are this engine's figures, cross-checked by CP-SAT below."""
-    assert exact.count(classic.cover(parse_date(date))) == solutions
+    assert exact_backends.count(classic.cover(parse_date(date))) == solutions
 
 
 def test_every_solution_is_a_valid_filling_that_shows_the_date(classic):
     for date in ("01-01", "10-06", "12-31"):
         day = parse_date(date)
-        solutions = list(exact.solve(classic.packing, classic.cover(day)))
-        assert len(solutions) == exact.count(classic.cover(day)) > 0
+        solutions = list(solve(classic.packing, classic.cover(day)))
+        assert len(solutions) == exact_backends.count(classic.cover(day)) > 0
         for owner in solutions:
             _check(classic, owner, day)
 
@@ -71,7 +72,7 @@ def _check(cal, owner, day):
 
 
 def test_the_whole_leap_year(classic):
-    table = pd.DataFrame(exact.count_days(classic, year_days(2024)))
+    table, _ = Exact(draw=0).table(Calendar(year=2024))
     assert len(table) == 366 and ((table.month == 2) & (table.day == 29)).any()
     assert table.solutions.min() == 7 and table.solutions.max() == 216
     assert table.solutions.sum() == 24405
@@ -98,18 +99,20 @@ def test_weekday_board_holds_the_seeds_own_example(weekday):
                          for row in SEED_004_EXAMPLE])
     day = parse_date("2023-08-01")
     assert day == Day(8, 1, 2)  # a Tuesday
-    solutions = exact.solve(weekday.packing, weekday.cover(day))
+    solutions = solve(weekday.packing, weekday.cover(day))
     grids = [weekday.packing.grid(owner) for owner in solutions]
     assert len(grids) == 2086
     assert any(np.array_equal(g, expected) for g in grids)
-    for owner in exact.solve(weekday.packing, weekday.cover(day), limit=20):
+    for owner in solve(weekday.packing, weekday.cover(day), limit=20):
         _check(weekday, owner, day)
 
 
 def test_weekday_board_counts_up_to_k(weekday):
     day = Day(11, 21, 6)
-    assert exact.count(weekday.cover(day), limit=50) == 50
-    rows = list(exact.count_days(weekday, weekday.all_weekdays([day]), limit=5))
+    assert exact_backends.count(weekday.cover(day), limit=50) == 50
+    table, _ = Exact(limit=5, draw=0).table(
+        weekday, [weekday.case(d) for d in weekday.all_weekdays([day])])
+    rows = table.to_dict("records")
     assert [r["weekday"] for r in rows] == ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     assert all(r["solutions"] == 5 for r in rows)
 
@@ -158,7 +161,7 @@ def test_bad_input_ends_with_one_clear_line(make, message):
 
 def test_drawing_labels_every_cell(classic):
     day = parse_date("2026-11-21")
-    owner = next(exact.solve(classic.packing, classic.cover(day)))
+    owner = next(solve(classic.packing, classic.cover(day)))
     fig = classic.draw(owner, day)
     texts = {t.get_text() for t in fig.axes[0].texts}
     assert {"Jan", "Nov", "1", "21", "31"} <= texts

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heuristics.exact_cover import ExactCover, Regions
-from core import InputError
+from core import InputError, Regions
+from heuristics.exact_cover import ExactCover
 from puzzles.rectangles import rectangle
 
 # Knuth's "Dancing Links" example: items A..G are 0..6; the one cover is rows 0, 3, 4.
@@ -120,4 +120,4 @@ def test_region_pruning_and_both_rules_keep_the_same_solutions(name):
 
 def test_regions_rule_is_checked():
     with pytest.raises(InputError, match="1 to 3 axes"):
-        Regions(cells=1, strides=(), plus=())
+        Regions(to_fill=1, strides=(), plus=())

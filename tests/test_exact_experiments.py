@@ -37,7 +37,7 @@ def test_every_date_of_the_year(tmp_path):
 def test_weekday_dates_up_to_k(tmp_path):
     """The weekday board's full table, every date of 2024 with each weekday (2,562 puzzles),
     finding up to K = 3 solutions each so that it stays quick."""
-    proc = run_app("+experiment=calendar_weekday_all_dates", "calendar.limit=3",
+    proc = run_app("+experiment=calendar_weekday_all_dates", "task.limit=3",
                    f"hydra.run.dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "calendar_counts.csv")
@@ -49,7 +49,7 @@ def test_galakub_and_rectangles(tmp_path):
     proc = run_app("+experiment=galakub", f"hydra.run.dir={tmp_path / 'g'}")
     assert proc.returncode == 0, proc.stderr
     assert "576 raw, 8 distinct, 1 up to rotation" in proc.stdout
-    proc = run_app("+experiment=pentomino_rectangles", "rectangles.boards=[3x20,8x8-centre]",
+    proc = run_app("+experiment=pentomino_rectangles", "puzzle.boards=[3x20,8x8-centre]",
                    f"hydra.run.dir={tmp_path / 'r'}")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "r" / "rectangles.csv")
@@ -62,9 +62,9 @@ def test_galakub_and_rectangles(tmp_path):
      "error: date '2026-02-30': Feb has days 1-28 in 2026, not 30"),
     (["+experiment=calendar", "date=13-01"],
      "error: date '13-01': there is no month 13; months are 1-12"),
-    (["+experiment=calendar", "calendar.board=hexagonal"],
+    (["+experiment=calendar", "puzzle.board=hexagonal"],
      "error: unknown calendar board 'hexagonal'; choose one of: classic, weekday"),
-    (["+experiment=pentomino_rectangles", "rectangles.boards=[7x9]"],
+    (["+experiment=pentomino_rectangles", "puzzle.boards=[7x9]"],
      "error: unknown board '7x9'; choose one of: 3x20, 4x15, 5x12, 6x10, 8x8-centre"),
 ])
 def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, line):

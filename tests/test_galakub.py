@@ -2,20 +2,30 @@
 import numpy as np
 import pytest
 
-from experiments.exact import all_owners, galakub_figures
-from puzzles.galakub import COPIES, draw, figures, galakub
+from experiments.tasks.exact import Exact
+from puzzles.galakub import COPIES, Galakub
 from puzzles.pieces import orientations, read_pieces
 from tests.packing_check import check_packing
 
 
-@pytest.fixture(scope="module")
-def model():
-    return galakub()
+def all_owners(cube: Galakub) -> np.ndarray:
+    """Every raw solution of the cube, one row of cell owners each."""
+    return cube.packing.owner_table(Exact().solve(cube, {}).solutions)
 
 
 @pytest.fixture(scope="module")
-def owners(model):
-    return all_owners(model)
+def cube():
+    return Galakub()
+
+
+@pytest.fixture(scope="module")
+def model(cube):
+    return cube.packing
+
+
+@pytest.fixture(scope="module")
+def owners(cube):
+    return all_owners(cube)
 
 
 def test_pieces_have_the_seeds_positions(model):
@@ -29,9 +39,9 @@ def test_pieces_have_the_seeds_positions(model):
     assert turns == {"Z": (24, 48), "J": (24, 24), "Q": (1, 1)}  # only Z is chiral
 
 
-def test_the_seeds_three_figures(model, owners):
+def test_the_seeds_three_figures(cube, model, owners):
     """576 raw (copies told apart), 8 distinct fillings, 1 up to rotation of the cube."""
-    assert figures(model, owners) == {"raw": 576, "distinct": 8, "up_to_rotation": 1}
+    assert cube.counts(owners) == {"raw": 576, "distinct": 8, "up_to_rotation": 1}
     assert len(owners) == 576 == 8 * 3 * 2 * 3 * 2 * 2  # 3! * 3! * 2! orders of the copies
     assert len(model.symmetry_perms) == 24
 
@@ -59,13 +69,14 @@ def test_the_one_filling_is_symmetric(model, owners):
 def test_mirrored_pieces_double_the_fillings():
     """Allowing the chiral Z to be mirrored adds the mirror image of the one filling: a second
     filling up to rotation, the same one up to rotation and reflection."""
-    counts, mirrored, owners = galakub_figures(reflections=True)
-    assert counts == {"raw": 1152, "distinct": 16, "up_to_rotation": 2}
-    assert mirrored.count_distinct(owners, mirrors=True) == 1
+    mirrored = Galakub(reflections=True)
+    owners = all_owners(mirrored)
+    assert mirrored.counts(owners) == {"raw": 1152, "distinct": 16, "up_to_rotation": 2}
+    assert mirrored.packing.count_distinct(owners, mirrors=True) == 1
 
 
-def test_drawing_shows_four_labelled_layers(model, owners):
-    fig = draw(model, owners[0])
+def test_drawing_shows_four_labelled_layers(cube, owners):
+    fig = cube.draw(owners[0])
     assert len(fig.axes) == 4
     labels = {t.get_text() for ax in fig.axes for t in ax.texts}
     assert {"Z1", "Z2", "Z3", "J1", "J2", "J3", "Q1", "Q2"} == labels

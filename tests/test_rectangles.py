@@ -2,20 +2,22 @@
 import numpy as np
 import pytest
 
-from tests.packing_check import check_packing
 from core import InputError
+from experiments.tasks.exact import Exact
+from heuristics.exact_cover import ExactCover
 from puzzles.packing import Packing, box
 from puzzles.pentomino import PentominoStrip
 from puzzles.pieces import read_pieces
-from experiments.exact import rectangle_row, solve
-from heuristics.exact_cover import ExactCover
-from puzzles.rectangles import KNUTH, rectangle, strip_genome
+from puzzles.rectangles import KNUTH, PentominoRectangles, rectangle, strip_genome
+from tests.exact_solve import solve
+from tests.packing_check import check_packing
 
 
 @pytest.mark.parametrize("name", ["3x20", "4x15", "5x12", "6x10", "8x8-centre"])
 def test_knuths_table_raw_and_up_to_symmetry(name):
     """Raw counts every tiling; up to symmetry merges a tiling with its rotations/reflections."""
-    result = rectangle_row(name)
+    table, _ = Exact().table(PentominoRectangles([name]))
+    result = table.iloc[0]
     assert (result["raw"], result["up_to_symmetry"]) == KNUTH[name]
     assert result["symmetries"] == (8 if name == "8x8-centre" else 4)
 
@@ -52,7 +54,8 @@ def test_free_strip_known_optimum_is_reached_by_its_decoder(width):
     np.testing.assert_array_equal(strip.decode(genome).grid, tiling)
 
 
-def test_unknown_board_is_one_clear_line():
+@pytest.mark.parametrize("make", [lambda: rectangle("7x9"), lambda: PentominoRectangles(["7x9"])])
+def test_unknown_board_is_one_clear_line(make):
     with pytest.raises(InputError, match="unknown board '7x9'; choose one of") as err:
-        rectangle("7x9")
+        make()
     assert "\n" not in str(err.value)

@@ -1,0 +1,118 @@
+"""Task `exact`: every case of an exact puzzle (`core.ExactPuzzle`) solved by an exact backend.
+
+    python -m experiments.run +experiment=calendar date=2026-11-21
+    python -m experiments.run +experiment=pentomino_rectangles task.backend=cpsat
+
+The puzzle names its cases and their cover models; this task solves each (counting, or keeping
+every solution when the puzzle's figures need them), gathers one table row per case (the case's
+key and its figures), and writes the files the puzzle's report names, then the run record.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from omegaconf import DictConfig
+from tqdm import tqdm
+
+from core import Answer, ExactPuzzle, InputError
+from experiments.build import build, component_name, config_columns
+from experiments.records import (
+    RunRecord,
+    atomic_write,
+    write_figure,
+    write_record,
+    write_table,
+)
+from heuristics import exact_backends
+from heuristics.exact_cover import solution_limit
+
+
+class Exact:
+    """Solve an exact puzzle's cases, then write its table, pictures and run record.
+
+    Args:
+        backend: "algorithm_x" (the exact-cover engine), "ilp" (PuLP + CBC, seed 000) or
+            "cpsat" (OR-tools CP-SAT, seed 004).
+        limit: stop each case at this many solutions ("find up to K"); None: find them all.
+        draw: keep this many solutions of each case for the puzzle's pictures.
+        count: count every solution of each case (puzzles whose figures need every solution
+            always find them all).
+    """
+
+    def __init__(self, backend: str = "algorithm_x", limit: int | None = None, draw: int = 1,
+                 count: bool = True):
+        exact_backends.check_backend(backend)
+        if limit is not None:
+            solution_limit(limit)
+        if draw < 0:
+            raise InputError(f"task.draw must be 0 or more, got {draw}")
+        if draw == 0 and not count:
+            raise InputError("nothing to do: set task.count=true or task.draw >= 1")
+        self.backend, self.limit, self.draw, self.count = backend, limit, draw, count
+
+    def solve(self, puzzle: ExactPuzzle, case: dict[str, Any]) -> Answer:
+        """One case's answer: its count and the solutions kept, as the puzzle's own rows."""
+        model = puzzle.model(case)
+        start = time.perf_counter()
+        if puzzle.needs_solutions:
+            found = list(exact_backends.solutions(model, self.backend, self.limit))
+            count = len(found)
+        else:
+            found = (list(exact_backends.solutions(model, self.backend, self.draw))
+                     if self.draw else [])
+            count = exact_backends.count(model, self.backend, self.limit) if self.count else None
+        seconds = time.perf_counter() - start
+        return Answer(case, count, [model.rows[s] for s in found], seconds, self.limit)
+
+    def table(self, puzzle: ExactPuzzle, cases: list[dict[str, Any]] | None = None,
+              progress: bool = False) -> tuple[pd.DataFrame, list[Answer]]:
+        """Every case solved: one row (key, figures) each, and the answers with `draw` kept."""
+        rows, answers = [], []
+        cases = puzzle.cases() if cases is None else cases
+        bar = tqdm(cases, disable=not progress or len(cases) < 2, unit="case", leave=False,
+                   desc=puzzle.name)
+        for case in bar:
+            answer = self.solve(puzzle, case)
+            rows.append({**case, **puzzle.figures(answer)})
+            answers.append(dataclasses.replace(answer, solutions=answer.solutions[: self.draw]))
+        return pd.DataFrame(rows), answers
+
+    def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
+        puzzle = build(cfg.puzzle, "puzzle")
+        if not isinstance(puzzle, ExactPuzzle):
+            raise InputError(f"the exact task needs an exact puzzle (calendar, galakub, "
+                             f"pentomino_rectangles); {component_name(cfg, 'puzzle', puzzle)} "
+                             f"is not one")
+        start = time.perf_counter()
+        table, answers = self.table(puzzle, progress=cfg.progress)
+        report = puzzle.report(table, answers)
+        for name, content in report.files.items():
+            write_file(run_dir / name, content)
+        record = RunRecord(task="exact", seed=int(cfg.seed),
+                           puzzle=component_name(cfg, "puzzle", puzzle),
+                           config=config_columns(cfg, ("puzzle", "task")),
+                           seconds=time.perf_counter() - start, extra=report.figures)
+        row = write_record(run_dir, record)
+        print(report.text)
+        return row
+
+
+def write_file(path: Path, content: Any) -> None:
+    """One file of a report: a table (.parquet and .csv), a titled page (.html), a picture."""
+    if path.suffix == ".parquet":
+        write_table(content, path)
+    elif path.suffix == ".html":
+        write_html(*content, path)
+    else:
+        write_figure(content, path)
+
+
+def write_html(title: str, table: pd.DataFrame, path: Path) -> None:
+    """A table as a small standalone HTML page."""
+    page = f"<html><head><meta charset='utf-8'><title>{title}</title></head><body>" \
+           f"<h1>{title}</h1>{table.to_html(na_rep='')}</body></html>\n"
+    atomic_write(path, lambda tmp: tmp.write_text(page))
