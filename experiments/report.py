@@ -12,6 +12,7 @@ import pandas as pd
 
 from experiments import plots
 from experiments.gather import gather_runs, gather_traces, group_keys
+from experiments.run import setup
 from experiments.records import atomic_write, write_figure, write_table
 from experiments.stats import COMPARISON_COLUMNS, evaluations_to_optimum, pairwise, summarise
 
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("dirs", nargs="+", type=Path, help="sweep directories (or any folders of runs)")
     parser.add_argument("--out", type=Path, help="where to write (default: the first directory)")
     args = parser.parse_args(argv)
+    setup()
     try:
         out = report(args.dirs, args.out)
     except FileNotFoundError as err:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import hydra
+import matplotlib
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
@@ -32,7 +33,9 @@ def run_subdir(varying: str, seed) -> str:
 
 
 def setup() -> None:
-    """What the app needs before Hydra composes a config: the schemas and the resolvers."""
+    """What the app needs before Hydra composes a config: the schemas, the resolvers, and pictures
+    drawn to files (never to a screen, which workers and clusters do not have)."""
+    matplotlib.use("Agg")
     register()
     OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
 
