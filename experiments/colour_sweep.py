@@ -29,9 +29,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from hydra.experimental.callback import Callback  # noqa: E402
 
-from experiments.greedy_solver import GreedySolver  # noqa: E402
-from puzzles.edge_generators import inner_edges  # noqa: E402
-from puzzles.edge_matching import EdgeMatching, Layout  # noqa: E402
+from heuristics.edge_greedy import Greedy  # noqa: E402
+from puzzles.edge_matching import EdgeMatching, Layout, inner_edges  # noqa: E402
 
 TABLE = "colour_sweep.parquet"
 COLUMNS = ["n", "colours", "optimizer", "instance_seed", "match_rate", "edge_score",
@@ -56,8 +55,8 @@ def puzzle_for(n: int, colours: int, instance_seed: int, **options) -> EdgeMatch
 def point(puzzle: EdgeMatching, layout: Layout, optimizer: str, seconds: float) -> dict[str, Any]:
     """One row of the table: what was solved, by whom, both scores, and the time it took."""
     scores = puzzle.score_layout(layout)
-    return {"n": puzzle.n, "colours": puzzle.params()["colours"], "optimizer": optimizer,
-            "instance_seed": puzzle.params()["instance_seed"],
+    return {"n": puzzle.n, "colours": puzzle.colours, "optimizer": optimizer,
+            "instance_seed": puzzle.instance_seed,
             **{k: scores[k] for k in ("match_rate", "edge_score", "unmatched_edges", "duplicates")},
             "seconds": seconds}
 
@@ -65,7 +64,7 @@ def point(puzzle: EdgeMatching, layout: Layout, optimizer: str, seconds: float) 
 def greedy_point(n: int, colours: int, instance_seed: int, seed_faithful: bool, **options) -> dict[str, Any]:
     """Make the seed's instance and solve it with the greedy (the board is checked); seconds: the solve."""
     puzzle = puzzle_for(n, colours, instance_seed, **options)
-    solver = GreedySolver(seed_faithful)
+    solver = Greedy(seed_faithful)
     start = time.perf_counter()
     layout = solver.solve(puzzle)
     return point(puzzle, layout, solver.name, time.perf_counter() - start)

@@ -1,7 +1,6 @@
 """Plots of a sweep (seaborn): convergence with an interquartile band, and final scores."""
 from __future__ import annotations
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd

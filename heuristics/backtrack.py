@@ -1,8 +1,8 @@
 """Exact backtracking for small edge-matching boards (up to about 6 x 6): the true optimum.
 
-The optimum is the fewest unmatched inner edges (an edge matches when both sides carry the same
-colour other than 0, the border colour), over every placement of the pieces, with the given
-pieces fixed. Iterative deepening on the number of unmatched edges allowed, k = 0, 1, 2, ...:
+The optimum is the fewest unmatched inner edges (`core.unmatched_edge`: an edge matches when both
+sides carry the same colour other than 0, the border colour), over every placement of the pieces,
+with the pre-placed pieces kept. Iterative deepening on the number of unmatched edges allowed, k = 0, 1, 2, ...:
 the first k with a board proves the optimum. Each depth-first search fills cells row-major and
 prunes early: a 0 facing an inner edge dooms that edge as soon as it is placed, and border
 colours (0) left over that the empty border sides cannot take must face inner edges, each of
@@ -13,8 +13,10 @@ without rotations, up to 6 x 6) are solved in well under a second. Arbitrary pie
 optimum is far from 0 (e.g. random colours on every side) make each deepening step costly, so
 `max_nodes` caps the work and the result then carries the lower bound proved so far.
 
-Plain arrays in, plain arrays out: pieces are rows of an (m, 4) int array [left, top, right,
-bottom]; a result gives, per cell, the piece and its clockwise quarter turns.
+`solve_exact` takes plain arrays: a turn table table[p, r, s], the colour side s ([left, top,
+right, bottom]) of piece p shows in its r-th allowed clockwise quarter turn; a result gives, per
+cell, the piece and its turns. `Backtrack` is the constructive solver built from config
+(`optimizer=backtrack`): `solve(puzzle) -> layout`, on any `core.ConstructivePuzzle`.
 """
 from __future__ import annotations
 
@@ -23,10 +25,12 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from heuristics.edge_greedy import EMPTY, turn_table
+from core import ConstructivePuzzle, InputError, unmatched_edge
+from heuristics.edge_greedy import EMPTY, BoardBuilder, start_board
 
 _DR = (0, -1, 0, 1)  # neighbour across side s: [left, top, right, bottom]
 _DC = (-1, 0, 1, 0)
+_unmatched = numba.njit(inline="always")(unmatched_edge)
 
 
 @dataclass(frozen=True)
@@ -55,11 +59,20 @@ def _cost(cell, p, r, n, piece, rot, table):
             continue
         q, a = rr * n + cc, table[p, r, s]
         if piece[q] == EMPTY:
-            bad += a == 0
+            bad += a == 0  # unmatched whatever comes
             continue
         b = table[piece[q], rot[q], (s + 2) % 4]
-        if b != 0 and (a != b or a == 0):
-            bad += 1
+        bad += (b != 0) & _unmatched(a, b)  # a 0 there was counted when it was placed
+    return bad
+
+
+@numba.njit(cache=True, nogil=True)
+def _doomed(cells, piece, rot, table, n):
+    """Inner edges the pieces in `cells` already doom, each counted once (placed in turn; any order)."""
+    board, bad = np.full_like(piece, EMPTY), 0
+    for cell in cells:
+        bad += _cost(cell, piece[cell], rot[cell], n, board, rot, table)
+        board[cell] = piece[cell]
     return bad
 
 
@@ -148,11 +161,11 @@ def _index(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, np.array([e for x in lists for e in x], dtype=np.int64)
 
 
-def _symmetries(colours: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _symmetries(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """twin[p]: an earlier identical piece (use identical pieces in list order); turns that repeat one."""
-    twin = np.full(len(colours), -1, dtype=np.int64)
+    twin = np.full(len(table), -1, dtype=np.int64)
     first: dict[tuple, int] = {}
-    for p, row in enumerate(map(tuple, colours)):
+    for p, row in enumerate(map(tuple, table[:, 0])):
         twin[p] = first.get(row, -1)
         first[row] = p
     skip = np.zeros(table.shape[:2], dtype=np.bool_)
@@ -161,44 +174,35 @@ def _symmetries(colours: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.
     return twin, skip
 
 
-def _start(colours, n, fixed, table):
-    """Board with the fixed pieces, the cells left to fill, and the unmatched edges among the fixed."""
-    piece = np.full(n * n, EMPTY, dtype=np.int64)
-    rot = np.zeros(n * n, dtype=np.int64)
-    used = np.zeros(len(colours), dtype=np.bool_)
-    base = 0
-    for cell, p, r in np.asarray(fixed if fixed is not None else [], dtype=np.int64).reshape(-1, 3):
-        base += _cost(cell, p, r, n, piece, rot, table)
-        piece[cell], rot[cell], used[p] = p, r, True
-    return piece, rot, used, np.nonzero(piece == EMPTY)[0], base
+def _start(table, n, preplaced):
+    """Board with the pre-placed pieces, the cells left to fill, and the inner edges already doomed."""
+    piece, rot, used = start_board(n, len(table), preplaced)
+    doomed = _doomed(np.flatnonzero(piece != EMPTY), piece, rot, table, n)
+    return piece, rot, used, np.flatnonzero(piece == EMPTY), doomed
 
 
-def solve_exact(colours, n: int, fixed=None, rotations: bool = False,
-                max_nodes: int = 50_000_000) -> ExactResult:
+def solve_exact(table, n: int, preplaced=None, max_nodes: int = 50_000_000) -> ExactResult:
     """The fewest unmatched inner edges, proved by iterative deepening (see the module docstring).
 
     Args:
-        colours: (n*n, 4) pieces [left, top, right, bottom], 0 = border.
-        fixed: rows (cell, piece, turns) already on the board.
-        rotations: may the other pieces turn?
+        table: (n*n, turns, 4) turn table (see the module docstring); one turn: pieces never turn.
+        preplaced: rows (cell, piece, turns) already on the board.
         max_nodes: give up after this many search nodes in all; the result then says
             `optimal=False` and carries the proved lower bound.
     """
-    colours = np.asarray(colours, dtype=np.int64)
-    if colours.shape != (n * n, 4):
-        raise ValueError(f"need an ({n * n}, 4) colour array for n={n}, got shape {colours.shape}")
-    table = turn_table(colours, rotations)
-    twin, skip = _symmetries(colours, table)
+    table = np.ascontiguousarray(table, dtype=np.int64)
+    if table.ndim != 3 or table.shape[0] != n * n or table.shape[2] != 4:
+        raise ValueError(f"need an ({n * n}, turns, 4) turn table for n={n}, got shape {table.shape}")
+    twin, skip = _symmetries(table)
     starts, entries = _index(table)
-    piece, rot, used, cells, base = _start(colours, n, fixed, table)
-    free = ~used
-    zeros = (colours == 0).sum(axis=1).astype(np.int64)
+    piece, rot, used, todo, base = _start(table, n, preplaced)
+    zeros = (table[:, 0] == 0).sum(axis=1).astype(np.int64)
     rows, cols = np.divmod(np.arange(n * n), n)
     border = ((cols == 0).astype(np.int64) + (rows == 0) + (cols == n - 1) + (rows == n - 1))
-    z0, b0 = int(zeros[free].sum()), int(border[cells].sum())
+    z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
     spent, k = 0, base + (max(z0 - b0, 0) + 1) // 2
     while k <= 2 * n * (n - 1):
-        status, nodes = _search(k, cells, piece, rot, used, twin, skip, zeros, border, table, n,
+        status, nodes = _search(k, todo, piece, rot, used, twin, skip, zeros, border, table, n,
                                 base, z0, b0, starts, entries, max_nodes - spent)
         spent += nodes
         if status == 1:
@@ -207,3 +211,28 @@ def solve_exact(colours, n: int, fixed=None, rotations: bool = False,
             return ExactResult(None, None, None, False, k, spent)
         k += 1
     raise AssertionError("every board has at most 2n(n-1) unmatched edges")
+
+
+class Backtrack(BoardBuilder):
+    """The exact backtracker as a constructive solver: a board with the fewest unmatched inner edges.
+
+    Args:
+        max_nodes: give up (with a one-line error stating the lower bound proved) after this many
+            search nodes; small boards (up to about 6 x 6) need far fewer.
+    """
+
+    def __init__(self, max_nodes: int = 50_000_000):
+        if max_nodes < 1:
+            raise InputError(f"optimizer.max_nodes must be positive, got {max_nodes}")
+        self.max_nodes = max_nodes
+        self.name = "backtrack"
+
+    def solve(self, puzzle: ConstructivePuzzle):
+        """An optimal board, checked (each piece once, pre-placed pieces kept)."""
+        puzzle = self._require(puzzle)
+        result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes)
+        if result.piece is None:
+            raise InputError(
+                f"optimizer=backtrack gave up after {result.nodes:,} nodes (the optimum is at least "
+                f"{result.lower_bound} unmatched edges); raise optimizer.max_nodes or use a smaller board")
+        return puzzle.layout(result.piece, result.rotation)

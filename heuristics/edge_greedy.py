@@ -17,13 +17,18 @@ cells prefer pieces that carry a 0, inner cells pieces that carry none.
 The seed's greedy itself draws no random numbers: given the same shuffled piece list its output
 is fixed (tests compare it with a plain copy of the seed's code).
 
-Pieces are rows of an (m, 4) int array [left, top, right, bottom]; cells are row-major on an
-n x n board; the result gives, per cell, the piece index and its clockwise quarter turns.
+Pieces come as a turn table, table[p, r, s] the colour side s ([left, top, right, bottom]) of
+piece p shows in its r-th allowed clockwise quarter turn (one turn when pieces never turn); cells
+are row-major on an n x n board; the result gives, per cell, the piece index and its turns.
+`Greedy` is the constructive solver built from config (`optimizer=greedy` / `greedy_faithful`):
+`solve(puzzle) -> layout`, on any puzzle that offers `core.ConstructivePuzzle`.
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
+
+from core import ConstructivePuzzle, InputError
 
 EMPTY = -1
 INNER = 8  # the seed's judge() class of a cell off the border
@@ -70,11 +75,11 @@ def _targets(cell, n, piece, rot, table, faithful, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _matches(colours, target):
+def _matches(shown, target):
     """How many of the four sides carry their target colour."""
     k = 0
     for s in range(4):
-        if colours[s] == target[s]:
+        if shown[s] == target[s]:
             k += 1
     return k
 
@@ -222,72 +227,104 @@ def _run(piece, rot, used, pool, table, has_zero, n, faithful):
             break
 
 
-def turn_table(colours: np.ndarray, rotations: bool) -> np.ndarray:
-    """table[p, r, s]: colour on side s of piece p turned r quarter turns clockwise."""
-    turns = 4 if rotations else 1
-    sides = (np.arange(4)[None, :] - np.arange(turns)[:, None]) % 4
-    return np.ascontiguousarray(colours[:, sides], dtype=np.int64)
-
-
-def _start(colours: np.ndarray, n: int, fixed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Empty board with the fixed (cell, piece, turn) rows in place, and the used-piece flags."""
+def start_board(n: int, m: int, preplaced=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty board (EMPTY per cell) of m pieces with the pre-placed (cell, piece, turns) rows in
+    place, its turns, and the used-piece flags: where every constructive solver starts."""
+    rows = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
     piece = np.full(n * n, EMPTY, dtype=np.int64)
     rot = np.zeros(n * n, dtype=np.int64)
-    used = np.zeros(len(colours), dtype=np.bool_)
-    for cell, p, r in np.asarray(fixed if fixed is not None else [], dtype=np.int64).reshape(-1, 3):
-        piece[cell], rot[cell], used[p] = p, r, True
+    used = np.zeros(m, dtype=np.bool_)
+    piece[rows[:, 0]], rot[rows[:, 0]], used[rows[:, 1]] = rows[:, 1], rows[:, 2], True
     return piece, rot, used
 
 
-def _remove_first_equal(pool: list[int], colours: np.ndarray, p: int) -> None:
-    """list.remove(value): drop the first pool piece with the same colours as p (maybe not p)."""
-    same = np.nonzero((colours[pool] == colours[p]).all(axis=1))[0]
+def _remove_first_equal(pool: list[int], sides: np.ndarray, p: int) -> None:
+    """list.remove(value): drop the first pool piece with the same sides as p (maybe not p)."""
+    same = np.nonzero((sides[pool] == sides[p]).all(axis=1))[0]
     if len(same):
         del pool[int(same[0])]
 
 
-def _seed_pool(colours: np.ndarray, piece: np.ndarray, used: np.ndarray, n: int) -> np.ndarray:
+def _seed_pool(sides: np.ndarray, piece: np.ndarray, used: np.ndarray, n: int) -> np.ndarray:
     """The seed's corners (first listed piece of each pattern) and its pool, in list order.
 
     The seed removes the given pieces and the corners from its list *by value*, so with duplicate
     pieces it drops the first equal piece, which need not be the one on the board.
     """
-    pool = list(range(len(colours)))
+    pool = list(range(len(sides)))
     for p in piece[piece != EMPTY]:
-        _remove_first_equal(pool, colours, int(p))
+        _remove_first_equal(pool, sides, int(p))
     for cell, (a, b) in zip((0, n - 1, n * n - n, n * n - 1), ((0, 1), (1, 2), (0, 3), (2, 3))):
         if piece[cell] != EMPTY:
             continue
-        found = np.nonzero((colours[:, a] == 0) & (colours[:, b] == 0))[0]
+        found = np.nonzero((sides[:, a] == 0) & (sides[:, b] == 0))[0]
         if not len(found):
             raise ValueError("the seed's greedy needs a piece for each corner (0 on both border sides)")
         piece[cell], used[found[0]] = found[0], True
-        _remove_first_equal(pool, colours, int(found[0]))
+        _remove_first_equal(pool, sides, int(found[0]))
     return np.array(pool, dtype=np.int64)
 
 
-def greedy(colours, n: int, fixed=None, rotations: bool = False,
-           seed_faithful: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def greedy(table, n: int, preplaced=None, seed_faithful: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Solve greedily; returns (piece per cell, clockwise quarter turns per cell).
 
     Args:
-        colours: (n*n, 4) int array, one piece per row, sides [left, top, right, bottom], 0 = border.
+        table: (n*n, turns, 4) turn table (see the module docstring); one turn: pieces never turn.
         n: board side.
-        fixed: rows (cell, piece, turn) already on the board (the seed: the centre piece).
-        rotations: may pieces turn? (not with `seed_faithful`: the seed's pieces never turn)
+        preplaced: rows (cell, piece, turns) already on the board (the seed: the centre piece).
         seed_faithful: keep the seed's bugs (see the module docstring), duplicates included.
     """
-    colours = np.asarray(colours, dtype=np.int64)
-    if colours.ndim != 2 or colours.shape != (n * n, 4):
-        raise ValueError(f"need an ({n * n}, 4) colour array for n={n}, got shape {colours.shape}")
-    if seed_faithful and rotations:
-        raise ValueError("seed_faithful reproduces the seed, whose pieces never turn: use rotations=False")
-    piece, rot, used = _start(colours, n, fixed)
-    table = turn_table(colours, rotations)
+    table = np.ascontiguousarray(table, dtype=np.int64)
+    if table.ndim != 3 or table.shape[0] != n * n or table.shape[2] != 4:
+        raise ValueError(f"need an ({n * n}, turns, 4) turn table for n={n}, got shape {table.shape}")
+    if seed_faithful and table.shape[1] > 1:
+        raise ValueError("seed_faithful reproduces the seed, whose pieces never turn: give a one-turn table")
+    sides = table[:, 0]
+    piece, rot, used = start_board(n, len(table), preplaced)
     if seed_faithful:
-        pool = _seed_pool(colours, piece, used, n)
+        pool = _seed_pool(sides, piece, used, n)
     else:
         _fill_corners(piece, rot, used, table, n)
         pool = np.nonzero(~used)[0]
-    _run(piece, rot, used, pool, table, (colours == 0).any(axis=1), n, seed_faithful)
+    _run(piece, rot, used, pool, table, (sides == 0).any(axis=1), n, seed_faithful)
     return piece, rot
+
+
+class BoardBuilder:
+    """What every constructive solver shares: the puzzle it needs, and a one-line refusal to be run
+    as a metaheuristic (it builds a board from the pieces; it evaluates no genomes)."""
+
+    name: str
+
+    def _require(self, puzzle) -> ConstructivePuzzle:
+        """The puzzle, if it offers what a constructive solver needs; else a one-line error."""
+        if not isinstance(puzzle, ConstructivePuzzle):
+            raise InputError(f"optimizer={self.name} solves edge-matching puzzles only "
+                             "(puzzle=edge_matching or puzzle=eternity)")
+        return puzzle
+
+    def run(self, objective, rng) -> None:
+        """Refuse, in one line: the pieces are needed, which an objective does not carry."""
+        raise InputError(
+            f"optimizer={self.name} builds its board from the pieces rather than by evaluating genomes: "
+            "run it with task=colour_sweep (add task.colours=[20] for a single board)")
+
+
+class Greedy(BoardBuilder):
+    """The seed's greedy scoring solver; `seed_faithful` keeps the seed's bugs (duplicates included)."""
+
+    def __init__(self, seed_faithful: bool = False):
+        self.seed_faithful = seed_faithful
+        self.name = "greedy_faithful" if seed_faithful else "greedy"
+
+    def solve(self, puzzle: ConstructivePuzzle):
+        """One greedy board, checked: pre-placed pieces kept, and each piece once unless seed-faithful."""
+        puzzle = self._require(puzzle)
+        if self.seed_faithful and puzzle.rotations:
+            raise InputError("optimizer=greedy_faithful reproduces the seed, whose pieces never turn: "
+                             "use puzzle.rotations=false, or optimizer=greedy")
+        try:
+            piece, rot = greedy(puzzle.table, puzzle.n, puzzle.preplaced, self.seed_faithful)
+        except ValueError as err:
+            raise InputError(f"optimizer={self.name}: {err}") from None
+        return puzzle.layout(piece, rot, allow_duplicates=self.seed_faithful)

@@ -24,13 +24,13 @@ def brute_force(colours, n, rotations, centre=None):
 @pytest.mark.parametrize("seed", range(12))
 def test_optimum_equals_brute_force_on_2x2_with_rotations(seed):
     colours = np.random.default_rng(seed).integers(0, 3, size=(4, 4))
-    assert solve_exact(colours, 2, rotations=True).unmatched == brute_force(colours, 2, True)
+    assert solve_exact(turn_table(colours, True), 2).unmatched == brute_force(colours, 2, True)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_optimum_equals_brute_force_on_3x3_with_the_centre_given(seed):
     colours = np.random.default_rng(100 + seed).integers(0, 3, size=(9, 4))
-    result = solve_exact(colours, 3, fixed=[[4, 4, 0]])
+    result = solve_exact(turn_table(colours, False), 3, preplaced=[[4, 4, 0]])
     assert result.optimal and result.unmatched == brute_force(colours, 3, False, centre=4)
     assert result.piece[4] == 4
 
@@ -39,7 +39,7 @@ def test_optimum_equals_brute_force_on_3x3_with_the_centre_given(seed):
 @pytest.mark.parametrize("colours", [2, 4, 8, 30])
 def test_generated_boards_up_to_6x6_are_solved_perfectly(n, rotations, fix_centre, colours):
     p = EdgeMatching(n=n, colours=colours, rotations=rotations, fix_centre=fix_centre, instance_seed=colours)
-    result = solve_exact(p.colours, n, p.fixed, rotations=rotations)
+    result = solve_exact(p.table, n, p.preplaced)
     assert result.optimal and result.unmatched == 0
     layout = Layout(n, result.piece, result.rotation)
     p.check(layout)  # each piece once, the centre in place
@@ -49,17 +49,17 @@ def test_generated_boards_up_to_6x6_are_solved_perfectly(n, rotations, fix_centr
 @pytest.mark.parametrize("n", [4, 5, 6])
 def test_a_colour_seen_once_makes_the_optimum_exactly_one(n):
     p = EdgeMatching(n=n, colours=6, fix_centre=False, instance_seed=2)
-    colours = p.colours.copy()
+    colours = p.sides.copy()
     colours[tuple(np.argwhere(colours > 0)[0])] = 99  # that side can never match
-    result = solve_exact(colours, n)
+    result = solve_exact(turn_table(colours, False), n)
     assert result.optimal and result.unmatched == 1
     assert count_unmatched(result.piece, result.rotation, turn_table(colours), n) == 1
 
 
 def test_running_out_of_nodes_reports_a_lower_bound_not_a_board():
     p = EdgeMatching(n=6, colours=4, rotations=True, fix_centre=False, instance_seed=0)
-    colours = p.colours.copy()
+    colours = p.sides.copy()
     colours[tuple(np.argwhere(colours > 0)[0])] = 99
-    result = solve_exact(colours, 6, rotations=True, max_nodes=1000)
+    result = solve_exact(turn_table(colours, True), 6, max_nodes=1000)
     assert not result.optimal and result.piece is None
     assert result.nodes <= 1001 and result.lower_bound <= 1  # the optimum is 1

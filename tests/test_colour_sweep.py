@@ -24,8 +24,8 @@ def test_seed_colour_range_is_the_articles():
 
 def test_tiny_sweep_writes_one_table_and_the_plot(tmp_path):
     proc = run_app("+experiment=colour_sweep", "puzzle.n=5,7", "optimizer=greedy_faithful,greedy,two_opt_swap",
-                   "puzzle.instance_seed=0,1", "sweep.optimiser_points=3", "budget.evaluations=500",
-                   "sweep.pictures=[3]", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={tmp_path}")
+                   "puzzle.instance_seed=0,1", "task.optimiser_points=3", "budget.evaluations=500",
+                   "task.pictures=[3]", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "colour_sweep_table.csv")
     assert list(table.columns) == COLUMNS
@@ -53,7 +53,7 @@ def test_plot_has_faithful_and_corrected_side_by_side():
     (["puzzle=edge_matching", "puzzle.n=6"], "puzzle.fix_centre needs an odd n"),
     (["puzzle=edge_matching", "puzzle.colours=500"], "1 <= colours <= 312"),
     (["puzzle=edge_matching", "puzzle.colour=5"], "colour"),
-    (["task=colour_sweep", "puzzle=eternity", "optimizer=greedy_faithful", "+sweep.colours=[5]", "puzzle.n=4"],
+    (["task=colour_sweep", "puzzle=eternity", "optimizer=greedy_faithful", "task.colours=[5]", "puzzle.n=4"],
      "whose pieces never turn"),
 ])
 def test_bad_edge_matching_input_ends_with_one_clear_line(tmp_path, overrides, fragment):

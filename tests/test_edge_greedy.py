@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from benchmarks import seed_greedy_plain as seed
-from heuristics.edge_greedy import _faithful_choice, _targets, greedy, turn_table
-from puzzles.edge_matching import EdgeMatching, Layout
+from heuristics.edge_greedy import _faithful_choice, _targets, greedy
+from puzzles.edge_matching import EdgeMatching, Layout, turn_table
 
 # A 3x3 case worked by hand, with the seed's rules (centre given). Corners and centre carry one
 # colour; the bottom edge piece is replaced by X, a piece that fits nowhere.
@@ -15,7 +15,7 @@ HAND = np.array([C0, X, C2, T, M, L, C6, R, C8])  # the list as shuffled: centre
 
 
 def test_faithful_greedy_places_a_piece_twice_on_the_hand_case():
-    piece, rot = greedy(HAND, 3, fixed=[[4, 4, 0]], seed_faithful=True)
+    piece, rot = greedy(turn_table(HAND, False), 3, preplaced=[[4, 4, 0]], seed_faithful=True)
     # Edge cells want [1,0,1,1] (top), [0,1,1,1] (left), [1,1,0,1] (right), [1,1,1,0] (bottom).
     # T, L, R score 4 in their cells and go first; for the bottom cell X scores 0 while T, L
     # and R score 2 each; T stays in the seed's pool and is first, so T goes there again.
@@ -27,7 +27,7 @@ def test_faithful_greedy_places_a_piece_twice_on_the_hand_case():
 
 
 def test_corrected_greedy_uses_each_piece_once_on_the_hand_case():
-    piece, _ = greedy(HAND, 3, fixed=[[4, 4, 0]])
+    piece, _ = greedy(turn_table(HAND, False), 3, preplaced=[[4, 4, 0]])
     assert [HAND[p].tolist() for p in piece] == [C0, T, C2, L, M, R, C6, X, C8]
 
 
@@ -63,7 +63,8 @@ def test_faithful_greedy_returns_what_the_seeds_code_returns(n, colours):
         answer = seed.generate_puzzle(n, colours, rnd)
         listed = seed.puzzle_making(answer, rnd)
         centre = (n * n - 1) // 2
-        piece, _ = greedy(np.array(listed), n, fixed=[[centre, centre, 0]], seed_faithful=True)
+        piece, _ = greedy(turn_table(np.array(listed), False), n, preplaced=[[centre, centre, 0]],
+                          seed_faithful=True)
         assert [listed[p] for p in piece] == seed.solve([list(p) for p in listed])
 
 
@@ -71,7 +72,7 @@ def test_faithful_greedy_returns_what_the_seeds_code_returns(n, colours):
 @pytest.mark.parametrize("n, colours", [(5, 2), (7, 3), (9, 10), (13, 2), (13, 100), (16, 22)])
 def test_corrected_greedy_never_places_a_piece_twice(n, colours, rotations):
     p = EdgeMatching(n=n, colours=colours, rotations=rotations, fix_centre=n % 2 == 1, instance_seed=n)
-    piece, rot = greedy(p.colours, n, p.fixed, rotations=rotations)
+    piece, rot = greedy(p.table, n, p.preplaced)
     layout = Layout(n, piece, rot)
     assert sorted(piece) == list(range(n * n))
     p.check(layout)  # hints kept, no turns without rotations
@@ -80,24 +81,24 @@ def test_corrected_greedy_never_places_a_piece_twice(n, colours, rotations):
 
 def test_faithful_greedy_duplicates_pieces_with_few_colours():
     p = EdgeMatching(n=13, colours=2, instance_seed=0)
-    piece, _ = greedy(p.colours, 13, p.fixed, seed_faithful=True)
+    piece, _ = greedy(p.table, 13, p.preplaced, seed_faithful=True)
     assert len(np.unique(piece)) < 169 / 2
 
 
 def test_many_colours_leave_the_greedy_one_choice_and_it_solves():
     p = EdgeMatching(n=13, colours=312, instance_seed=0)
     for faithful in (False, True):
-        piece, rot = greedy(p.colours, 13, p.fixed, seed_faithful=faithful)
+        piece, rot = greedy(p.table, 13, p.preplaced, seed_faithful=faithful)
         assert p.score_layout(Layout(13, piece, rot))["match_rate"] == 1.0
 
 
 def test_bad_inputs_are_refused():
     with pytest.raises(ValueError, match="shape"):
-        greedy(np.zeros((8, 4)), 3)
+        greedy(turn_table(np.zeros((8, 4)), False), 3)
     with pytest.raises(ValueError, match="never turn"):
-        greedy(HAND, 3, rotations=True, seed_faithful=True)
+        greedy(turn_table(HAND, True), 3, seed_faithful=True)
     with pytest.raises(ValueError, match="corner"):
-        greedy(np.ones((9, 4)), 3, seed_faithful=True)
+        greedy(turn_table(np.ones((9, 4)), False), 3, seed_faithful=True)
 
 
 @pytest.mark.parametrize("rotations", [False, True])
@@ -106,11 +107,11 @@ def test_kept_choices_give_the_boards_of_recomputing_every_step(rotations):
 
     for n, colours in ((5, 2), (7, 3), (9, 20)):
         p = EdgeMatching(n=n, colours=colours, rotations=rotations, fix_centre=False, hints=[[1, 1]])
-        fast = greedy(p.colours, n, p.fixed, rotations=rotations)
-        piece, rot, used = eg._start(p.colours, n, p.fixed)
-        table = turn_table(p.colours, rotations)
+        fast = greedy(p.table, n, p.preplaced)
+        piece, rot, used = eg.start_board(n, len(p.sides), p.preplaced)
+        table = p.table
         eg._fill_corners(piece, rot, used, table, n)
-        pool, has_zero = np.nonzero(~used)[0], (p.colours == 0).any(axis=1)
+        pool, has_zero = np.nonzero(~used)[0], (p.sides == 0).any(axis=1)
         target, number, best = np.empty(4, int), np.empty(len(pool), int), np.full((n * n, 3), -1)
         while eg._step(piece, rot, used, pool, table, has_zero, n, False, target, number,
                        np.zeros(n * n, dtype=bool), best) >= 0:  # nothing kept: every cell afresh

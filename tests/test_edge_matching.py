@@ -6,10 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.seed_greedy_plain import check as seed_check
-from puzzles.edge_generators import generate, inner_edges
-from puzzles.edge_io import PieceList, read_pieces, write_pieces
-from puzzles.edge_matching import EdgeMatching, Layout, board_scores, colour_board, turn_layout
-from puzzles.edge_pictures import bad_sides
+from puzzles.edge_matching import (EdgeMatching, Layout, PieceList, board_scores, colour_board, generate,
+                                   inner_edges, read_piece_file, turn_layout, write_piece_file)
+from puzzles.edge_matching.pictures import bad_sides
 from core import InputError
 
 # A 3x3 board worked out by hand, pieces [left, top, right, bottom] in their home cells 0..8.
@@ -117,9 +116,9 @@ def test_the_centre_and_hints_stay_where_the_solution_has_them():
 
 
 def test_generators_are_fixed_by_their_seed():
-    a, b = (EdgeMatching(n=13, colours=20, instance_seed=5).colours for _ in range(2))
+    a, b = (EdgeMatching(n=13, colours=20, instance_seed=5).sides for _ in range(2))
     assert np.array_equal(a, b)
-    assert not np.array_equal(a, EdgeMatching(n=13, colours=20, instance_seed=6).colours)
+    assert not np.array_equal(a, EdgeMatching(n=13, colours=20, instance_seed=6).sides)
     # numpy's PCG64 stream is the same on every machine: pin the instance's bytes.
     digest = hashlib.sha256(np.ascontiguousarray(a, dtype="<i8").tobytes()).hexdigest()[:16]
     assert digest == PINNED_DIGEST
@@ -144,12 +143,12 @@ def test_uniform_generator_draws_each_edge_independently():
 
 def test_piece_files_round_trip(tmp_path):
     p = EdgeMatching(n=5, colours=6, rotations=True, fix_centre=True, instance_seed=4)
-    hints = tuple((int(c) // 5, int(c) % 5, int(q), int(t)) for c, q, t in p.fixed)
+    hints = tuple((int(c) // 5, int(c) % 5, int(q), int(t)) for c, q, t in p.preplaced)
     path = tmp_path / "five.txt"
-    write_pieces(path, PieceList(p.colours, 5, hints), order="top right bottom left")
+    write_piece_file(path, PieceList(p.sides, 5, hints), order="top right bottom left")
     assert path.read_text().splitlines()[1] == "# order: top right bottom left"
-    back = read_pieces(path)
-    assert np.array_equal(back.colours, p.colours) and back.n == 5 and back.hints == hints
+    back = read_piece_file(path)
+    assert np.array_equal(back.sides, p.sides) and back.n == 5 and back.hints == hints
     q = EdgeMatching(generator="file", pieces_file=str(path), rotations=True, fix_centre=False)
     genome = p.space.random(np.random.default_rng(9))
     assert q.fitness(genome) == p.fitness(genome)
@@ -158,7 +157,7 @@ def test_piece_files_round_trip(tmp_path):
 def test_order_option_overrides_a_missing_header(tmp_path):
     path = tmp_path / "nsew.txt"
     path.write_text("\n".join(" ".join(map(str, p[[1, 2, 3, 0]])) for p in HAND))  # top right bottom left
-    assert np.array_equal(read_pieces(path, order="n e s w").colours, HAND)
+    assert np.array_equal(read_piece_file(path, order="n e s w").sides, HAND)
 
 
 @pytest.mark.parametrize("kwargs, words", [
@@ -192,7 +191,7 @@ def test_malformed_piece_files_end_with_one_clear_line(tmp_path, text, words):
     path = tmp_path / "bad.txt"
     path.write_text(text)
     with pytest.raises(InputError) as err:
-        read_pieces(path)
+        read_piece_file(path)
     message = str(err.value)
     assert "\n" not in message and all(w in message for w in words), message
 
@@ -227,6 +226,6 @@ def test_bundled_example_file_loads_and_has_a_perfect_board():
 
     path = Path(__file__).resolve().parents[1] / "puzzles" / "data" / "edge_5x5_example.txt"
     p = EdgeMatching(generator="file", pieces_file=str(path), rotations=True, fix_centre=False)
-    assert p.n == 5 and p.colour_count() == 6 and p.fixed.tolist() == [[12, 2, 3]]
-    result = solve_exact(p.colours, 5, p.fixed, rotations=True)
+    assert p.n == 5 and p.colour_count() == 6 and p.preplaced.tolist() == [[12, 2, 3]]
+    result = solve_exact(p.table, 5, p.preplaced)
     assert result.optimal and result.unmatched == 0
