@@ -36,7 +36,7 @@ def check_choices(overrides: list[Override]) -> None:
     """Each value given to a config group (optimizer=..., +experiment=...) names one of its files."""
     for o in overrides:
         group = o.key_or_group
-        if (CONFIG_DIR / group).is_dir() and not o.is_delete():
+        if (CONFIG_DIR / group).is_dir() and not (o.is_delete() or o.is_hydra_override()):
             unknown = [v for v in values(o) if v not in options(group)]
             if unknown:
                 raise InputError(f"unknown {group} {unknown[0]!r}; choose one of: {', '.join(options(group))}")

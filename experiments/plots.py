@@ -93,3 +93,35 @@ def heatmaps(runs: pd.DataFrame, x: str, y: str, ylabel: str = "best"):
         sns.heatmap(table, annot=True, fmt=".3g", cmap="viridis_r", ax=ax, cbar_kws={"label": f"median {ylabel}"})
         ax.set_title(name)
     return fig
+
+
+def _band(ax, rows: pd.DataFrame, label: str, colour) -> None:
+    """Mean match rate (%) against colours, with a min-max band over instance seeds."""
+    g = rows.groupby("colours")["match_rate"].agg(["mean", "min", "max"]) * 100
+    ax.plot(g.index, g["mean"], label=label, color=colour, lw=1.2)
+    if rows["instance_seed"].nunique() > 1:
+        ax.fill_between(g.index, g["min"], g["max"], color=colour, alpha=0.2, lw=0)
+
+
+def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful"):
+    """The seed's figure (match rate against colours), seed-faithful and corrected side by side.
+
+    Top row: a linear colour axis, as the seed drew it; bottom row: the same on a log axis.
+    """
+    panels = [("seed-faithful greedy (the seed's figure)", table["optimizer"] == faithful),
+              ("corrected greedy and optimisers", table["optimizer"] != faithful)]
+    panels = [(title, mask) for title, mask in panels if mask.any()]
+    fig, axes = plt.subplots(2, len(panels), figsize=(6.5 * len(panels), 8.5), squeeze=False, sharey=True)
+    for col, (title, mask) in enumerate(panels):
+        groups = list(table[mask].groupby(["optimizer", "n"]))
+        colours = plt.get_cmap("tab10")(np.arange(len(groups)) % 10)
+        for row, scale in enumerate(("linear", "log")):
+            ax = axes[row, col]
+            for colour, ((opt, n), rows) in zip(colours, groups):
+                _band(ax, rows, f"{opt}, n={n} ({rows['instance_seed'].nunique()} instances)", colour)
+            ax.set(title=title, xscale=scale, xlabel=f"colours ({scale} axis)", ylim=(0, 105),
+                   ylabel="match rate %\n(seed's accuracy: matching sides / 4n²)")
+            ax.legend(fontsize=7, loc="lower right")
+            ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig

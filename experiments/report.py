@@ -63,6 +63,29 @@ def markdown(summary: pd.DataFrame, tests: pd.DataFrame, figures: list[str], fai
     return "\n".join(lines) + "\n"
 
 
+def colour_sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per size and solver: mean match rate and edge score, points at 100%, total seconds."""
+    g = table.groupby(["n", "optimizer"])
+    return pd.DataFrame({"points": g.size(), "mean_match_rate": g["match_rate"].mean(),
+                         "mean_edge_score": g["edge_score"].mean(),
+                         "solved": g["unmatched_edges"].apply(lambda s: int((s == 0).sum())),
+                         "seconds": g["seconds"].sum()}).reset_index()
+
+
+def colour_sweep_outputs(roots: list[Path], out: Path) -> bool:
+    """The colour sweep's points from every run as one table, with its summary and the seed's plot."""
+    from experiments.tasks.colour_sweep import COLUMNS, TABLE
+
+    frames = [pd.read_parquet(p) for root in roots for p in sorted(Path(root).rglob(TABLE))]
+    if not frames:
+        return False
+    table = pd.concat(frames, ignore_index=True)[COLUMNS]
+    write_table(table, out / "colour_sweep_table.parquet")
+    write_table(colour_sweep_summary(table), out / "colour_sweep_summary.parquet")
+    write_figure(plots.colour_sweep(table), out / "colour_sweep.png")
+    return True
+
+
 def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> Path:
     """Gather the runs under `roots` and write tables, figures and report.md into `out` (default: roots[0])."""
     out = Path(out or roots[0])
@@ -70,6 +93,7 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
     traces = gather_traces(runs)
     write_table(runs, out / "runs.parquet")
     write_table(traces, out / "traces.parquet", csv=False)
+    colour_sweep_outputs(roots, out)
     ok = runs[(runs["status"] == "ok") & runs.get("best", pd.Series(dtype=float)).notna()] if "best" in runs else runs[:0]
     failed = int((runs["status"] != "ok").sum())
     if ok.empty:

@@ -6,7 +6,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.colour_sweep import COLUMNS, greedy_point, plot, seed_colours, summary
+from experiments.plots import colour_sweep as plot
+from experiments.report import colour_sweep_summary as summary
+from experiments.tasks.colour_sweep import COLUMNS, greedy_point, seed_colours
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +26,7 @@ def test_seed_colour_range_is_the_articles():
 
 def test_tiny_sweep_writes_one_table_and_the_plot(tmp_path):
     proc = run_app("+experiment=colour_sweep", "puzzle.n=5,7", "optimizer=greedy_faithful,greedy,two_opt_swap",
-                   "puzzle.instance_seed=0,1", "task.optimiser_points=3", "budget.evaluations=500",
+                   "puzzle.instance_seed=0,1", "task.optimizer_points=3", "budget.evaluations=500",
                    "task.pictures=[3]", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "colour_sweep_table.csv")

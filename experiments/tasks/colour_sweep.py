@@ -4,8 +4,15 @@ For each colour count the puzzle config is built with that count, then solved by
 optimizer through one call, `solve(puzzle) -> layout`: a constructive solver (`optimizer=greedy`,
 `greedy_faithful`, `backtrack`) builds its board directly; a metaheuristic, wrapped in
 `UnderBudget`, runs under the budget with the unmatched inner edges as fitness. Writes
-`colour_sweep.parquet` (+ CSV: one row per colour count, see experiments/colour_sweep.py), pictures
-of the boards at `task.pictures`, and a one-row run record.
+`colour_sweep.parquet` (+ CSV: one row per colour count, columns COLUMNS), pictures of the boards
+at `task.pictures`, and a one-row run record; `python -m experiments.report` (run at the end of the
+sweep) joins the points of every run into one table, its summary and the seed's plot.
+
+Differences from the article, on purpose: instances come from a numpy Generator seeded by the
+instance seed (the seed drew palettes and the shuffle from Python's `random`, unseeded), so they
+are the same in distribution, not the same boards; the article ran one instance per colour count,
+this sweeps several and draws their range as a band; it plotted int(percent) against the list
+index (colours - 2), this plots the exact rate against the colour count.
 """
 from __future__ import annotations
 
@@ -13,18 +20,55 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from core import ConstructiveSolver, InputError, Optimizer
 from experiments.build import build, component_name, config_columns, make_budget
-from experiments.colour_sweep import TABLE, point, seed_colours
 from experiments.records import RunRecord, write_figure, write_record, write_table
+from heuristics.edge_greedy import Greedy
 from heuristics.minimize import minimize
-from puzzles.edge_matching import EdgeMatching, Layout
+from puzzles.edge_matching import EdgeMatching, Layout, inner_edges
+
+TABLE = "colour_sweep.parquet"
+COLUMNS = ["n", "colours", "optimizer", "instance_seed", "match_rate", "edge_score",
+           "unmatched_edges", "duplicates", "seconds"]
 
 FINISHED = {"evaluations": None, "stop_reason": "finished"}  # a constructive solver's cost: no budget
+
+
+def seed_colours(n: int, points: int | None = None) -> list[int]:
+    """The seed's colour counts, 2 .. 2n(n-1); or `points` of them, spaced evenly on a log scale."""
+    top = inner_edges(n)
+    if points is None or points >= top - 1:
+        return list(range(2, top + 1))
+    return sorted({int(round(c)) for c in np.geomspace(2, top, points)})
+
+
+def puzzle_for(n: int, colours: int, instance_seed: int, **options) -> EdgeMatching:
+    """The seed's instance: its generator and rules (unless `options` say otherwise)."""
+    kwargs = {"generator": "seed", "rotations": False, "fix_centre": True, **options}
+    return EdgeMatching(n=n, colours=colours, instance_seed=instance_seed, **kwargs)
+
+
+def point(puzzle: EdgeMatching, layout: Layout, optimizer: str, seconds: float) -> dict[str, Any]:
+    """One row of the table: what was solved, by whom, both scores, and the time it took."""
+    scores = puzzle.score_layout(layout)
+    return {"n": puzzle.n, "colours": puzzle.colours, "optimizer": optimizer,
+            "instance_seed": puzzle.instance_seed,
+            **{k: scores[k] for k in ("match_rate", "edge_score", "unmatched_edges", "duplicates")},
+            "seconds": seconds}
+
+
+def greedy_point(n: int, colours: int, instance_seed: int, seed_faithful: bool, **options) -> dict[str, Any]:
+    """Make the seed's instance and solve it with the greedy (the board is checked); seconds: the solve."""
+    puzzle = puzzle_for(n, colours, instance_seed, **options)
+    solver = Greedy(seed_faithful)
+    start = time.perf_counter()
+    layout = solver.solve(puzzle)
+    return point(puzzle, layout, solver.name, time.perf_counter() - start)
 
 
 class UnderBudget:
@@ -58,17 +102,17 @@ class ColourSweep:
     Args:
         colours: the colour counts to solve; None: the seed's 2 .. 2n(n-1).
         points: constructive solvers: this many log-spaced counts instead of all (None: all).
-        optimiser_points: metaheuristics, whose every point is a full run under the budget: this
+        optimizer_points: metaheuristics, whose every point is a full run under the budget: this
             many log-spaced counts.
         pictures: colour counts whose board is drawn.
     """
 
     def __init__(self, colours: list[int] | None = None, points: int | None = None,
-                 optimiser_points: int = 16, pictures: list[int] = ()):
-        for key, value in (("points", points), ("optimiser_points", optimiser_points)):
+                 optimizer_points: int = 16, pictures: list[int] = ()):
+        for key, value in (("points", points), ("optimizer_points", optimizer_points)):
             if value is not None and value < 2:
                 raise InputError(f"task.{key} must be at least 2 (log-spaced colour counts), got {value}")
-        self.colours, self.points, self.optimiser_points = colours, points, optimiser_points
+        self.colours, self.points, self.optimizer_points = colours, points, optimizer_points
         self.pictures = list(pictures)
 
     def counts(self, base: dict[str, Any], budgeted: bool) -> list[int]:
@@ -77,7 +121,7 @@ class ColourSweep:
             return [base["colours"]]
         if self.colours is not None:
             return list(self.colours)
-        return seed_colours(int(base["n"]), self.optimiser_points if budgeted else self.points)
+        return seed_colours(int(base["n"]), self.optimizer_points if budgeted else self.points)
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         optimizer = build(cfg.optimizer, "optimizer")

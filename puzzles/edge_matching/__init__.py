@@ -1,0 +1,23 @@
+"""Edge matching (seed 001's pseudo Eternity II, and Eternity II's rules), all in one package.
+
+    board.py        the vocabulary: sides, turn tables, `Layout`, hints
+    instances.py    generated instances (the seed's palette cycles, uniform) and `Instance`
+    piece_files.py  piece lists as text files (published instances such as Eternity II)
+    fitness.py      the compiled fitness (unmatched inner edges) optimisers minimise
+    scores.py       the scores users read (match rate, edge score), with numpy
+    pictures.py     each piece as four coloured triangles, unmatched sides in red
+    puzzle.py       `EdgeMatching`, the puzzle that ties them together
+
+An inner edge is unmatched when its two sides differ or carry the border colour 0: that rule is
+`core.unmatched_edge`, used by the compiled fitness, the scores, the pictures and the backtracker.
+"""
+from puzzles.edge_matching.board import Layout, colour_board, inner_edges, turn_layout, turn_table
+from puzzles.edge_matching.fitness import count_unmatched
+from puzzles.edge_matching.instances import Instance, generate
+from puzzles.edge_matching.piece_files import PieceList, read_piece_file, write_piece_file
+from puzzles.edge_matching.puzzle import EdgeMatching
+from puzzles.edge_matching.scores import SCORES, board_scores
+
+__all__ = ["EdgeMatching", "Layout", "Instance", "PieceList", "SCORES", "board_scores", "colour_board",
+           "count_unmatched", "generate", "inner_edges", "read_piece_file", "turn_layout", "turn_table",
+           "write_piece_file"]

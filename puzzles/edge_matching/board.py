@@ -1,0 +1,66 @@
+"""The board's vocabulary: sides, turns, the filled board (`Layout`) and pre-placed pieces (hints).
+
+Pieces are listed as [left, top, right, bottom] colours; colour 0 is the border. Cells are
+numbered row-major from the top-left. A piece turned r clockwise quarter turns shows on side s
+the listed side (s - r) mod 4.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core import InputError
+
+LEFT, TOP, RIGHT, BOTTOM = 0, 1, 2, 3
+MAX_COLOUR = 2**15 - 1  # the compiled fitness packs a piece's four colours in one 64-bit word
+
+
+def inner_edges(n: int) -> int:
+    """Edges between two cells of an n x n board: the most colours a board can hold."""
+    return 2 * n * (n - 1)
+
+
+def turn_table(sides: np.ndarray, rotations: bool = True) -> np.ndarray:
+    """table[p, r, s]: the colour side s shows when piece p is turned r quarter turns clockwise.
+
+    All four turns with `rotations`, else only r = 0 (a table of the turns a piece may take).
+    """
+    turns = 4 if rotations else 1
+    shown = (np.arange(4)[None, :] - np.arange(turns)[:, None]) % 4
+    return np.ascontiguousarray(np.asarray(sides)[:, shown], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A filled board: per cell (row-major), the piece index and its clockwise quarter turns."""
+
+    n: int
+    piece: np.ndarray
+    rotation: np.ndarray
+
+    def grid(self) -> np.ndarray:
+        """Piece indices as an n x n array."""
+        return self.piece.reshape(self.n, self.n)
+
+
+def colour_board(layout: Layout, table: np.ndarray) -> np.ndarray:
+    """(n, n, 4) colours each cell shows on [left, top, right, bottom]."""
+    return table[layout.piece, layout.rotation].reshape(layout.n, layout.n, 4)
+
+
+def turn_layout(layout: Layout) -> Layout:
+    """The whole board turned a quarter clockwise: cell (r, c) goes to (c, n-1-r), each piece turns once."""
+    n = layout.n
+    piece = np.rot90(layout.grid(), k=-1).ravel()
+    rotation = (np.rot90(layout.rotation.reshape(n, n), k=-1).ravel() + 1) % 4
+    return Layout(n, piece, rotation)
+
+
+def check_hints(hints, n: int, m: int, where: str) -> None:
+    """Each hint (row, col, piece, turns) names a cell on the board, a listed piece and a quarter turn."""
+    for row, col, piece, turns in hints:
+        if not (0 <= row < n and 0 <= col < n and 0 <= piece < m and 0 <= turns < 4):
+            raise InputError(
+                f"{where}: hint {row} {col} {piece} {turns} is off the board or names no piece; "
+                f"use 0 <= row, col < {n}, 0 <= piece < {m}, 0 <= rotation < 4")

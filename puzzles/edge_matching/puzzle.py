@@ -1,0 +1,211 @@
+"""Edge-matching puzzles: seed 001's pseudo Eternity II, and the real Eternity II rules.
+
+An n x n board of square pieces whose sides carry colours, listed as [left, top, right, bottom];
+colour 0 is the border. Cells are numbered row-major from the top-left. A piece may be turned by
+r clockwise quarter turns: side s then shows the listed side (s - r) mod 4.
+
+Rules (options):
+  * the seed's: pieces never turn and the centre piece is given (n odd): `rotations=False,
+    fix_centre=True`;
+  * Eternity II's: pieces turn, the genome carries one turn per piece: `rotations=True,
+    fix_centre=False`; and either may pre-place hint pieces.
+
+Genome: the free pieces (all but the pre-placed ones) in the order they fill the free cells
+(row-major), followed, with rotations, by one quarter-turn count per free piece.
+
+Two scores, never mixed up:
+  * `match_rate`, the seed's accuracy: matching sides over all 4 n^2 sides, a border side matching
+    when it carries 0 and an inner side when it equals its neighbour's facing side (as the
+    seed's `check` counts, so each inner edge counts twice);
+  * `edge_score`, the standard Eternity II score: matched inner edges over the 2 n (n-1) inner
+    edges, an edge matching when both sides carry the same colour other than 0.
+The fitness optimisers minimise is the number of unmatched inner edges (0 for a perfect board).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from core import InputError, PermutationSpace
+from puzzles.edge_matching.board import Layout, check_hints, colour_board, inner_edges, turn_table
+from puzzles.edge_matching.fitness import fitness_plan, plan_unmatched
+from puzzles.edge_matching.instances import Instance, file_instance, generated_instance
+from puzzles.edge_matching.scores import board_scores
+
+
+def _preplaced_rows(hints, instance: Instance, fix_centre: bool) -> list[tuple[int, int, int]]:
+    """(cell, piece, turns) of every pre-placed piece: the centre, config hints, file hints."""
+    n, known = instance.n, instance.solution
+    if any(len(h) not in (2, 4) for h in hints) or any(not (0 <= h[0] < n and 0 <= h[1] < n) for h in hints):
+        raise InputError(f"puzzle.hints: each hint is [row, col] or [row, col, piece, turns] "
+                         f"with 0 <= row, col < {n}; got {[list(h) for h in hints]}")
+    spots = [(n // 2, n // 2)] if fix_centre else []
+    spots += [tuple(h) for h in hints if len(h) == 2]
+    if spots and known is None:
+        raise InputError(
+            "puzzle.fix_centre and [row, col] hints take pieces from a known solution, which a piece "
+            "file does not have; set puzzle.fix_centre=false and give [row, col, piece, turns] hints "
+            "(or '# hint:' lines in the file)")
+    explicit = [tuple(h) for h in hints if len(h) == 4]
+    check_hints(explicit, n, len(instance.sides), "puzzle.hints")
+    rows = [(r * n + c, int(known.piece[r * n + c]), int(known.rotation[r * n + c])) for r, c in spots]
+    return rows + [(r * n + c, p, t) for r, c, p, t in explicit + list(instance.file_hints)]
+
+
+def _check_preplaced(rows: np.ndarray, rotations: bool) -> None:
+    """Pre-placed pieces must sit in distinct cells, be distinct pieces, and be turned only if pieces turn."""
+    cells, pieces = rows[:, 0], rows[:, 1]
+    if len(np.unique(cells)) < len(cells) or len(np.unique(pieces)) < len(pieces):
+        raise InputError("puzzle.hints: two hints share a cell or a piece; give each hint its own")
+    if not rotations and rows[:, 2].any():
+        raise InputError("puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
+                         "use turns 0 or puzzle.rotations=true")
+
+
+class EdgeMatching:
+    """An edge-matching puzzle (pseudo or real Eternity II); minimise the unmatched inner edges.
+
+    Args:
+        n: board side (generated instances; a piece file states its own).
+        colours: inner colours of a generated instance, 1..2n(n-1) (the seed sweeps 2..2n(n-1)).
+        generator: "seed" (the seed's palette cycles), "uniform", or "file" (read `pieces_file`).
+        instance_seed: fixes a generated instance (with generator, n, colours).
+        rotations: may pieces turn? (False: the seed's rules; True: Eternity II's)
+        fix_centre: the centre piece is given (the seed's rule; needs an odd n and a known solution).
+        hints: pieces to pre-place, [row, col] (its piece from the known solution) or
+            [row, col, piece, turns].
+        pieces_file: a piece list (see puzzles/edge_matching/piece_files.py) when generator is "file".
+        order: the edge order of the file's columns, if its header does not state it.
+
+    Attributes:
+        colours: the colour count (a piece file's: the distinct colours it uses).
+        sides: the pieces' colours, an (m, 4) array [left, top, right, bottom] in listed order.
+        table: `turn_table` of the turns a piece may take (one turn without rotations).
+        preplaced: (k, 3) rows (cell, piece, turns) of every pre-placed piece: the centre, the
+            hints and a piece file's hints.
+    """
+
+    name = "edge_matching"
+    score_name = "unmatched edges"
+    instance_keys = ("instance_seed",)
+
+    def __init__(self, n: int = 13, colours: int = 20, generator: str = "seed", instance_seed: int = 0,
+                 rotations: bool = False, fix_centre: bool = True, hints: list[list[int]] = (),
+                 pieces_file: str | None = None, order: str | None = None):
+        if generator == "file":
+            if not pieces_file:
+                raise InputError("puzzle.generator=file needs puzzle.pieces_file=<path to a piece list>")
+            self.instance = file_instance(pieces_file, order)
+        else:
+            self.instance = generated_instance(generator, n, colours, instance_seed, rotations)
+        n = self.n = self.instance.n
+        if fix_centre and n % 2 == 0:
+            raise InputError(f"puzzle.fix_centre needs an odd n (a board with a centre cell), got n={n}; "
+                             "use an odd n or puzzle.fix_centre=false")
+        self.sides, self.rotations, self.instance_seed = self.instance.sides, rotations, instance_seed
+        self.colours = colours if generator != "file" else self.colour_count()
+        self.preplaced = np.array(_preplaced_rows(hints, self.instance, fix_centre), dtype=np.int64).reshape(-1, 3)
+        _check_preplaced(self.preplaced, rotations)
+        self._tables()
+
+    def colour_count(self) -> int:
+        """Distinct colours other than the border's."""
+        return int(len(np.setdiff1d(np.unique(self.sides), [0])))
+
+    def _tables(self) -> None:
+        """Free cells and pieces, the pre-placed board, the turn table and the compiled fitness's plan."""
+        n2 = self.n * self.n
+        cells, pieces = self.preplaced[:, 0], self.preplaced[:, 1]
+        self.free_cells = np.setdiff1d(np.arange(n2), cells).astype(np.int64)
+        self.free_pieces = np.setdiff1d(np.arange(len(self.sides)), pieces).astype(np.int64)
+        self.base_piece = np.zeros(n2, dtype=np.int64)
+        self.base_rot = np.zeros(n2, dtype=np.int64)
+        self.base_piece[cells], self.base_rot[cells] = pieces, self.preplaced[:, 2]
+        self.table = turn_table(self.sides, self.rotations)
+        every_turn = turn_table(self.sides)
+        self.plan = fitness_plan(self.n, self.free_cells, self.free_pieces, self.rotations,
+                                 every_turn[self.base_piece, self.base_rot], every_turn)
+        f = len(self.free_cells)
+        self.space = PermutationSpace(f, (4,) * f if self.rotations else ())
+
+    def _keeps_preplaced(self, layout: Layout) -> bool:
+        """Does the board hold every pre-placed piece in its cell and turn?"""
+        cells = self.preplaced[:, 0]
+        return bool(np.array_equal(layout.piece[cells], self.preplaced[:, 1])
+                    and np.array_equal(layout.rotation[cells], self.preplaced[:, 2]))
+
+    @property
+    def known_optimum(self) -> float | None:
+        """0 unmatched edges when the generating arrangement is known and agrees with every hint."""
+        sol = self.instance.solution
+        return 0.0 if sol is not None and self._keeps_preplaced(sol) else None
+
+    def fitness(self, genome) -> float:
+        """Unmatched inner edges of the genome's board (0 = solved)."""
+        return float(plan_unmatched(np.asarray(genome, dtype=np.int64), self.plan))
+
+    def decode(self, genome) -> Layout:
+        """The board a genome describes."""
+        genome = np.asarray(genome, dtype=np.int64)
+        if not self.space.contains(genome):
+            raise InputError(f"not a genome of this puzzle: need {self.space.genome_length} "
+                             f"integers, a permutation of 0..{self.space.n - 1} (then turns 0..3)")
+        order, turns = self.space.split(genome)
+        piece, rot = self.base_piece.copy(), self.base_rot.copy()
+        piece[self.free_cells] = self.free_pieces[order]
+        if turns is not None:
+            rot[self.free_cells] = turns[order]
+        return Layout(self.n, piece, rot)
+
+    def encode(self, layout: Layout) -> np.ndarray:
+        """The genome of a board that uses every piece once and keeps the hints in place."""
+        self.check(layout)
+        index = np.empty(len(self.sides), dtype=np.int64)
+        index[self.free_pieces] = np.arange(len(self.free_pieces))
+        order = index[layout.piece[self.free_cells]]
+        if not self.rotations:
+            return order
+        turns = np.empty_like(order)
+        turns[order] = layout.rotation[self.free_cells]
+        return np.concatenate([order, turns])
+
+    def check(self, layout: Layout, allow_duplicates: bool = False) -> None:
+        """Raise unless the board keeps the hints, uses known pieces and turns only if allowed."""
+        problems = []
+        if not self._keeps_preplaced(layout):
+            problems.append("a pre-placed piece was moved")
+        if layout.piece.min() < 0 or layout.piece.max() >= len(self.sides):
+            problems.append("a cell is empty or names no piece")
+        elif not allow_duplicates and len(np.unique(layout.piece)) < len(layout.piece):
+            problems.append("a piece is placed twice")
+        if not self.rotations and layout.rotation.any():
+            problems.append("a piece is turned but rotations are off")
+        if problems:
+            raise ValueError("invalid board: " + "; ".join(problems))
+
+    def layout(self, piece: np.ndarray, rotation: np.ndarray, allow_duplicates: bool = False) -> Layout:
+        """The board of a piece and a turn per cell (a constructive solver's answer), checked."""
+        board = Layout(self.n, np.asarray(piece, dtype=np.int64), np.asarray(rotation, dtype=np.int64))
+        self.check(board, allow_duplicates)
+        return board
+
+    def score_layout(self, layout: Layout) -> dict[str, float]:
+        """Both scores of a board (see SCORES), and how many cells repeat a piece."""
+        scores = board_scores(colour_board(layout, self.table))
+        scores["duplicates"] = int(len(layout.piece) - len(np.unique(layout.piece)))
+        return scores
+
+    def score(self, genome) -> dict[str, float]:
+        """Both scores of the genome's board (see SCORES)."""
+        return self.score_layout(self.decode(genome))
+
+    def solution(self) -> Layout | None:
+        """The generating arrangement (a perfect board), if known."""
+        return self.instance.solution
+
+    def draw(self, layout: Layout, ax=None):
+        """Each piece as four coloured triangles, as in the seed; unmatched edges marked in red."""
+        from puzzles.edge_matching.pictures import draw_board
+        s = self.score_layout(layout)
+        title = (f"match rate {100 * s['match_rate']:.1f}% (seed's accuracy, sides)\n"
+                 f"edge score {s['matched_edges']}/{inner_edges(self.n)} inner edges; red: unmatched")
+        return draw_board(colour_board(layout, self.table), ax=ax, title=title)
