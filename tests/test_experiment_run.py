@@ -48,19 +48,35 @@ def test_tiny_multirun_writes_the_aggregate_table(tmp_path):
         assert (tmp_path / name).is_file()
 
 
-@pytest.mark.parametrize("overrides, fragment", [
-    (["optimizer=simulated_annealing"], "Could not find 'optimizer/simulated_annealing'"),
-    (["budget.evaluations=-5"], "budget.evaluations must be positive, got -5"),
-    (["puzzle.width=3"], "narrower than piece 1"),
-    (["puzzle.widht=7"], "widht"),
-    (["puzzle.width=six"], "width"),
-    (["optimizer.crossover=uniform"], "optimizer.crossover must be one of ['ordered', 'pmx'], got 'uniform'"),
-    (["puzzle.orientations=sometimes"], "puzzle.orientations must be 'fixed' or 'free'"),
+@pytest.mark.parametrize("overrides, line", [
+    (["budget.evaluations=-5"], "error: budget.evaluations must be positive, got -5"),
+    (["puzzle.width=3"], ("error: the strip (width 3) is narrower than piece 1 (I, 5 wide); "
+                          "use puzzle.width >= 5 or puzzle.orientations=free")),
+    (["optimizer.crossover=uniform"], "error: optimizer.crossover must be one of ['ordered', 'pmx'], got 'uniform'"),
+    (["puzzle.orientations=sometimes"], "error: puzzle.orientations must be 'fixed' or 'free', got 'sometimes'"),
 ])
-def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, fragment):
+def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, line):
+    """The whole line a user reads, and nothing else on stderr."""
     proc = run_app(*overrides, f"hydra.run.dir={tmp_path}")
-    assert proc.returncode != 0
-    assert fragment in proc.stderr
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == line
+    assert "Traceback" not in proc.stdout
+
+
+@pytest.mark.parametrize("overrides, head", [
+    (["optimizer=simulated_annealing"], ["In 'config': Could not find 'optimizer/simulated_annealing'", "",
+                                         "Available options in 'optimizer':"]),
+    (["puzzle.widht=7"], ["Could not override 'puzzle.widht'.", "To append to your config use +puzzle.widht=7",
+                          "Key 'widht' not in 'PentominoConf'"]),
+    (["puzzle.width=six"], ["Error merging override puzzle.width=six",
+                            "Value 'six' of type 'str' could not be converted to Integer",
+                            "    full_key: puzzle.width"]),
+])
+def test_a_typo_or_wrong_type_fails_when_the_config_is_composed(tmp_path, overrides, head):
+    """Hydra's own message (several lines): its first lines say what is wrong and where."""
+    proc = run_app(*overrides, f"hydra.run.dir={tmp_path}")
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[:3] == head
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
