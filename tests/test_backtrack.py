@@ -57,9 +57,14 @@ def test_a_colour_seen_once_makes_the_optimum_exactly_one(n):
 
 
 def test_running_out_of_nodes_reports_a_lower_bound_not_a_board():
-    p = EdgeMatching(n=6, colours=4, rotations=True, fix_centre=False, instance_seed=0)
+    """A colour seen once makes the optimum 1 (proved by the full search, ~42,000 nodes). Capped at
+    5,000 nodes the search has already ruled out 0 (under 1,000 nodes) but not yet found a board
+    with 1: it must say so, with the bound 1 it proved, which the trivial bound 0 would fail."""
+    p = EdgeMatching(n=5, colours=6, rotations=True, fix_centre=False, instance_seed=2)
     colours = p.sides.copy()
-    colours[tuple(np.argwhere(colours > 0)[0])] = 99
-    result = solve_exact(turn_table(colours, True), 6, max_nodes=1000)
-    assert not result.optimal and result.piece is None
-    assert result.nodes <= 1001 and result.lower_bound <= 1  # the optimum is 1
+    colours[tuple(np.argwhere(colours > 0)[0])] = 99  # that side can never match
+    full = solve_exact(turn_table(colours, True), 5)
+    assert full.optimal and full.unmatched == 1 and full.nodes > 5000
+    result = solve_exact(turn_table(colours, True), 5, max_nodes=5000)
+    assert not result.optimal and result.piece is None and result.unmatched is None
+    assert result.nodes <= 5001 and result.lower_bound == 1

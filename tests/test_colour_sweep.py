@@ -50,16 +50,35 @@ def test_plot_has_faithful_and_corrected_side_by_side():
     assert set(summary(table)["optimizer"]) == {"greedy", "greedy_faithful"}
 
 
-@pytest.mark.parametrize("overrides, fragment", [
-    (["puzzle=edge_matching", "optimizer=greedy"], "run it with task=colour_sweep"),
-    (["puzzle=edge_matching", "puzzle.n=6"], "puzzle.fix_centre needs an odd n"),
-    (["puzzle=edge_matching", "puzzle.colours=500"], "1 <= colours <= 312"),
-    (["puzzle=edge_matching", "puzzle.colour=5"], "colour"),
+@pytest.mark.parametrize("overrides, line", [
+    (["puzzle=edge_matching", "optimizer=greedy"],
+     ("error: optimizer=greedy builds its board from the pieces rather than by evaluating genomes: "
+      "run it with task=colour_sweep (add task.colours=[20] for a single board)")),
+    (["puzzle=edge_matching", "puzzle.n=6"],
+     ("error: puzzle.fix_centre needs an odd n (a board with a centre cell), got n=6; "
+      "use an odd n or puzzle.fix_centre=false")),
+    (["puzzle=edge_matching", "puzzle.colours=500"],
+     ("error: puzzle.colours=500 cannot be held by a 13x13 board: it has 312 inner edges, "
+      "so use 1 <= colours <= 312")),
     (["task=colour_sweep", "puzzle=eternity", "optimizer=greedy_faithful", "task.colours=[5]", "puzzle.n=4"],
-     "whose pieces never turn"),
+     ("error: optimizer=greedy_faithful reproduces the seed, whose pieces never turn: "
+      "use puzzle.rotations=false, or optimizer=greedy")),
 ])
-def test_bad_edge_matching_input_ends_with_one_clear_line(tmp_path, overrides, fragment):
-    proc = run_app(*overrides, f"hydra.run.dir={tmp_path}")
-    assert proc.returncode != 0
-    assert fragment in proc.stderr
+def test_bad_edge_matching_input_ends_with_one_clear_line(tmp_path, overrides, line):
+    """The whole line a user reads, and nothing else on stderr."""
+    # progress=false: with the bar on, optimizer=greedy draws an empty progress bar before its error
+    proc = run_app(*overrides, f"hydra.run.dir={tmp_path}", "progress=false")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == line
+    assert "Traceback" not in proc.stdout
+
+
+def test_a_misspelt_key_is_named_when_the_config_is_composed(tmp_path):
+    """The command line is checked before Hydra runs it: one line naming the key and the settings
+    the puzzle takes, and nothing else on stderr."""
+    proc = run_app("puzzle=edge_matching", "puzzle.colour=5", f"hydra.run.dir={tmp_path}")
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == (
+        "error: puzzle has no setting 'colour'; it takes: n, colours, generator, instance_seed, rotations, "
+        "fix_centre, hints, pieces_file, order (prefix a new key with + to add it)")
     assert "Traceback" not in proc.stderr + proc.stdout

@@ -119,12 +119,17 @@ def test_generators_are_fixed_by_their_seed():
     a, b = (EdgeMatching(n=13, colours=20, instance_seed=5).sides for _ in range(2))
     assert np.array_equal(a, b)
     assert not np.array_equal(a, EdgeMatching(n=13, colours=20, instance_seed=6).sides)
-    # numpy's PCG64 stream is the same on every machine: pin the instance's bytes.
+    # Pin the instance's bytes. The PCG64 bit stream is the same on every machine, but numpy's
+    # policy (NEP 19) lets Generator methods (integers, permutation, shuffle, ...) change their
+    # output between numpy versions: a new numpy may change every generated instance, and this
+    # test is then the one that says so.
     digest = hashlib.sha256(np.ascontiguousarray(a, dtype="<i8").tobytes()).hexdigest()[:16]
-    assert digest == PINNED_DIGEST
+    assert digest == PINNED_DIGEST, (
+        f"the generated instance changed: pinned with numpy {PINNED_NUMPY}, now numpy {np.__version__}")
 
 
 PINNED_DIGEST = "c002a236b6bd93da"  # generator "seed", n 13, colours 20, instance seed 5
+PINNED_NUMPY = "2.4.6"  # the numpy version the digest was checked with
 
 
 def test_seed_generator_deals_every_colour_equally_often():
@@ -160,45 +165,66 @@ def test_order_option_overrides_a_missing_header(tmp_path):
     assert np.array_equal(read_piece_file(path, order="n e s w").sides, HAND)
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    (dict(n=5, colours=41), ["colours=41", "40 inner edges", "1 <= colours <= 40"]),
-    (dict(n=5, colours=0), ["colours=0", "1 <= colours"]),
-    (dict(n=6, colours=5), ["odd n", "fix_centre=false"]),
-    (dict(n=5, colours=3, generator="spiral"), ["spiral", "seed", "uniform"]),
-    (dict(n=5, colours=3, hints=[[5, 0]]), ["hints", "0 <= row, col < 5"]),
-    (dict(n=5, colours=3, hints=[[2, 2]]), ["share a cell"]),
-    (dict(generator="file"), ["pieces_file"]),
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(n=5, colours=41), ("puzzle.colours=41 cannot be held by a 5x5 board: it has 40 inner edges, "
+                             "so use 1 <= colours <= 40")),
+    (dict(n=5, colours=0), ("puzzle.colours=0 cannot be held by a 5x5 board: it has 40 inner edges, "
+                            "so use 1 <= colours <= 40")),
+    (dict(n=6, colours=5), ("puzzle.fix_centre needs an odd n (a board with a centre cell), got n=6; "
+                            "use an odd n or puzzle.fix_centre=false")),
+    (dict(n=5, colours=3, generator="spiral"),
+     "unknown puzzle.generator 'spiral'; choose one of ['seed', 'uniform'] or 'file'"),
+    (dict(n=5, colours=3, hints=[[5, 0]]), ("puzzle.hints: each hint is [row, col] or [row, col, piece, "
+                                            "turns] with 0 <= row, col < 5; got [[5, 0]]")),
+    (dict(n=5, colours=3, hints=[[2, 2]]),
+     "puzzle.hints: two hints share a cell or a piece; give each hint its own"),
+    (dict(generator="file"), "puzzle.generator=file needs puzzle.pieces_file=<path to a piece list>"),
 ])
-def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, words):
+def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, message):
+    """The whole line a user reads."""
     with pytest.raises(InputError) as err:
         EdgeMatching(**kwargs)
-    message = str(err.value)
-    assert "\n" not in message and all(w in message for w in words), message
+    assert str(err.value) == message
 
 
-@pytest.mark.parametrize("text, words", [
-    ("# order: left top right bottom\n0 0 1 2\n1 0 2\n", ["line 3", "expected 4 integers", "'1 0 2'"]),
-    ("# order: left top right bottom\n0 0 1 x\n", ["line 2", "'0 0 1 x'"]),
-    ("0 0 1 2\n", ["edge order is not stated", "# order: left top right bottom"]),
-    ("# order: left up right\n0 0 1 2\n", ["not an edge order"]),
-    ("# order: l t r b\n" + "0 0 1 2\n" * 5, ["5 pieces do not fill a square board"]),
-    ("# order: l t r b\n# size: 3\n" + "0 0 1 2\n" * 4, ["size 3 needs 9 pieces"]),
-    ("# order: l t r b\n" + "0 0 1 -2\n" * 4, ["colours must be 0 (the border) to 32767", "-2"]),
-    ("# order: l t r b\n" + "0 0 1 40000\n" * 4, ["colours must be 0 (the border) to 32767", "40000"]),
-    ("# order: l t r b\n# hint: 0 5 1 0\n" + "0 0 1 2\n" * 4, ["hint 0 5 1 0", "off the board"]),
+@pytest.mark.parametrize("text, message", [
+    ("# order: left top right bottom\n0 0 1 2\n1 0 2\n",
+     "bad.txt line 3: expected 4 integers (four colours of one piece), got '1 0 2'"),
+    ("# order: left top right bottom\n0 0 1 x\n",
+     "bad.txt line 2: expected 4 integers (four colours of one piece), got '0 0 1 x'"),
+    ("0 0 1 2\n", ("bad.txt: the edge order is not stated; add a line '# order: left top right bottom' "
+                   "(or the file's order) or pass the order option")),
+    ("# order: left up right\n0 0 1 2\n",
+     ("bad.txt line 1: 'left up right' is not an edge order; name the four sides once each, "
+      "e.g. 'left top right bottom' or 'top right bottom left'")),
+    ("# order: l t r b\n" + "0 0 1 2\n" * 5, ("bad.txt: 5 pieces do not fill a square board (the piece "
+                                              "count is not a square); list n*n pieces, one per line")),
+    ("# order: l t r b\n# size: 3\n" + "0 0 1 2\n" * 4, ("bad.txt: 4 pieces do not fill a square board "
+                                                         "(size 3 needs 9 pieces); list n*n pieces, one per line")),
+    ("# order: l t r b\n" + "0 0 1 -2\n" * 4,
+     "bad.txt: colours must be 0 (the border) to 32767, found -2 .. 1"),
+    ("# order: l t r b\n" + "0 0 1 40000\n" * 4,
+     "bad.txt: colours must be 0 (the border) to 32767, found 0 .. 40000"),
+    ("# order: l t r b\n# hint: 0 5 1 0\n" + "0 0 1 2\n" * 4,
+     ("bad.txt: hint 0 5 1 0 is off the board or names no piece; use 0 <= row, col < 2, "
+      "0 <= piece < 4, 0 <= rotation < 4")),
 ])
-def test_malformed_piece_files_end_with_one_clear_line(tmp_path, text, words):
+def test_malformed_piece_files_end_with_one_clear_line(tmp_path, text, message):
+    """The whole line a user reads."""
     path = tmp_path / "bad.txt"
     path.write_text(text)
     with pytest.raises(InputError) as err:
         read_piece_file(path)
-    message = str(err.value)
-    assert "\n" not in message and all(w in message for w in words), message
+    assert str(err.value) == message
 
 
 def test_file_instances_need_explicit_hints_for_a_fixed_centre(tmp_path):
-    with pytest.raises(InputError, match="fix_centre=false"):
+    with pytest.raises(InputError) as err:
         EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path)))
+    assert str(err.value) == (
+        "puzzle.fix_centre and [row, col] hints take pieces from a known solution, which a piece file "
+        "does not have; set puzzle.fix_centre=false and give [row, col, piece, turns] hints "
+        "(or '# hint:' lines in the file)")
     p = EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path, "# hint: 1 1 4 0\n")),
                      fix_centre=False)
     assert p.space.n == 8 and p.known_optimum is None
@@ -206,9 +232,11 @@ def test_file_instances_need_explicit_hints_for_a_fixed_centre(tmp_path):
 
 
 def test_turned_hints_need_rotations(tmp_path):
-    with pytest.raises(InputError, match="rotations=true"):
+    with pytest.raises(InputError) as err:
         EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path)), fix_centre=False,
                      hints=[[1, 1, 4, 2]])
+    assert str(err.value) == ("puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
+                              "use turns 0 or puzzle.rotations=true")
 
 
 def test_picture_draws_four_triangles_per_piece(tmp_path):

@@ -93,16 +93,18 @@ def test_no_items_means_one_empty_solution_and_impossible_means_none():
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: ExactCover([[0, 5]], 3), "outside 0..2"),
-    (lambda: ExactCover([[0, 0]], 3), "twice"),
-    (lambda: ExactCover([[0]], 1, rule="fastest"), "rule must be one of"),
-    (lambda: ExactCover([[0]], 1).count(limit=0), "at least 1"),
-    (lambda: ExactCover([[0]], 1, secondary=[4]), "secondary"),
+    (lambda: ExactCover([[0, 5]], 3), "exact cover: row 0 has item 5, outside 0..2"),
+    (lambda: ExactCover([[0, 0]], 3), "exact cover: row 0 lists an item twice: [0, 0]"),
+    (lambda: ExactCover([[0]], 1, rule="fastest"),
+     "exact cover: rule must be one of ('first', 'mrv'), got 'fastest'"),
+    (lambda: ExactCover([[0]], 1).count(limit=0), "solution limit must be at least 1, got 0"),
+    (lambda: ExactCover([[0]], 1, secondary=[4]), "exact cover: secondary items must lie in 0..0"),
 ])
 def test_bad_input_is_one_clear_line(make, message):
-    with pytest.raises(InputError, match=message) as err:
+    """The whole line a user reads."""
+    with pytest.raises(InputError) as err:
         make()
-    assert "\n" not in str(err.value)
+    assert str(err.value) == message
 
 
 @pytest.mark.parametrize("name", ["3x20", "4x15"])
@@ -119,5 +121,6 @@ def test_region_pruning_and_both_rules_keep_the_same_solutions(name):
 
 
 def test_regions_rule_is_checked():
-    with pytest.raises(InputError, match="1 to 3 axes"):
+    with pytest.raises(InputError) as err:
         Regions(to_fill=1, strides=(), plus=())
+    assert str(err.value) == "regions: give 1 to 3 axes, one stride and one plus mask each"

@@ -52,26 +52,40 @@ OPTIMIZERS = ("backtrack, ga, greedy, greedy_faithful, lahc, random_search, sa, 
               "vcopt_tspga")
 
 
-@pytest.mark.parametrize("overrides, message", [
-    (["optimizer=simulated_annealing"], f"unknown optimizer 'simulated_annealing'; choose one of: {OPTIMIZERS}"),
-    (["-m", "optimizer=ga,simulated_annealing"],
-     f"unknown optimizer 'simulated_annealing'; choose one of: {OPTIMIZERS}"),
-    (["budget.evaluations=-5"], "budget.evaluations must be positive, got -5"),
-    (["puzzle.width=3"], "the strip (width 3) is narrower than piece 1 (I, 5 wide); "
-                         "use puzzle.width >= 5 or puzzle.orientations=free"),
-    (["puzzle.widht=7"], "puzzle has no setting 'widht'; it takes: width, orientations, pieces "
-                         "(prefix a new key with + to add it)"),
-    (["sede=3"], "the config has no setting 'sede'; it takes: budget, puzzle, optimizer, task, seed, progress, "
-                 "study, choices (prefix a new key with + to add it)"),
-    (["puzzle.width=six"], "puzzle.width must be a whole number, got 'six'"),
-    (["seed=-1"], "seed must be a whole number >= 0, got -1; e.g. seed=3"),
-    (["optimizer.crossover=uniform"], "optimizer.crossover must be one of ['ordered', 'pmx'], got 'uniform'"),
-    (["puzzle.orientations=sometimes"], "puzzle.orientations must be 'fixed' or 'free', got 'sometimes'"),
+@pytest.mark.parametrize("overrides, line", [
+    (["budget.evaluations=-5"], "error: budget.evaluations must be positive, got -5"),
+    (["puzzle.width=3"], ("error: the strip (width 3) is narrower than piece 1 (I, 5 wide); "
+                          "use puzzle.width >= 5 or puzzle.orientations=free")),
+    (["seed=-1"], "error: seed must be a whole number >= 0, got -1; e.g. seed=3"),
+    (["optimizer.crossover=uniform"], "error: optimizer.crossover must be one of ['ordered', 'pmx'], got 'uniform'"),
+    (["puzzle.orientations=sometimes"], "error: puzzle.orientations must be 'fixed' or 'free', got 'sometimes'"),
 ])
-def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, message):
+def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, line):
+    """The whole line a user reads, and nothing else on stderr."""
     proc = run_app(*overrides, f"hydra.run.dir={tmp_path}", f"hydra.sweep.dir={tmp_path}")
-    assert proc.returncode != 0
-    assert proc.stderr.strip() == f"error: {message}"
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == line
+    assert "Traceback" not in proc.stdout
+
+
+@pytest.mark.parametrize("overrides, line", [
+    (["optimizer=simulated_annealing"],
+     f"error: unknown optimizer 'simulated_annealing'; choose one of: {OPTIMIZERS}"),
+    (["-m", "optimizer=ga,simulated_annealing"],
+     f"error: unknown optimizer 'simulated_annealing'; choose one of: {OPTIMIZERS}"),
+    (["puzzle.widht=7"], ("error: puzzle has no setting 'widht'; it takes: width, orientations, pieces "
+                          "(prefix a new key with + to add it)")),
+    (["sede=3"], ("error: the config has no setting 'sede'; it takes: budget, puzzle, optimizer, task, seed, "
+                  "progress, study, choices (prefix a new key with + to add it)")),
+    (["puzzle.width=six"], "error: puzzle.width must be a whole number, got 'six'"),
+])
+def test_a_typo_or_wrong_type_fails_when_the_config_is_composed(tmp_path, overrides, line):
+    """The command line is checked before Hydra runs it: the whole line a user reads, saying what is
+    wrong and what to type instead, and nothing else on stderr."""
+    proc = run_app(*overrides, f"hydra.run.dir={tmp_path}", f"hydra.sweep.dir={tmp_path}")
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == line
+    assert "Traceback" not in proc.stderr + proc.stdout
 
 
 def test_malformed_piece_file_ends_with_one_clear_line(tmp_path):

@@ -56,6 +56,6 @@ def test_free_strip_known_optimum_is_reached_by_its_decoder(width):
 
 @pytest.mark.parametrize("make", [lambda: rectangle("7x9"), lambda: PentominoRectangles(["7x9"])])
 def test_unknown_board_is_one_clear_line(make):
-    with pytest.raises(InputError, match="unknown board '7x9'; choose one of") as err:
+    with pytest.raises(InputError) as err:
         make()
-    assert "\n" not in str(err.value)
+    assert str(err.value) == "unknown board '7x9'; choose one of: 3x20, 4x15, 5x12, 6x10, 8x8-centre"
