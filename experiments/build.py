@@ -43,26 +43,3 @@ def make_budget(node: DictConfig, known_optimum: float | None) -> Budget:
     if target is None and node.stop_at_optimum:
         target = known_optimum
     return Budget(evaluations=node.evaluations, seconds=node.seconds, target=target)
-
-
-def task_settings(cfg: DictConfig, node: str, defaults: dict[str, Any]) -> dict[str, Any]:
-    """A task's own settings node with defaults filled in; unknown keys are refused in one line."""
-    given = OmegaConf.to_container(cfg[node], resolve=True) if node in cfg else {}
-    unknown = set(given) - set(defaults)
-    if unknown:
-        raise InputError(f"unknown {node} setting(s) {sorted(unknown)}; known: {sorted(defaults)}")
-    for key, value in given.items():
-        expected = type(defaults[key])
-        if defaults[key] is not None and value is not None and not _same_kind(value, expected):
-            raise InputError(
-                f"{node}.{key} must be a {expected.__name__} (like {defaults[key]!r}), got {value!r}")
-    return {**defaults, **given}
-
-
-def _same_kind(value: Any, expected: type) -> bool:
-    """Is `value` acceptable where the default is of type `expected` (an int will do for a float)?"""
-    if expected is bool or isinstance(value, bool):
-        return isinstance(value, bool) and expected is bool
-    if expected is float:
-        return isinstance(value, (int, float))
-    return isinstance(value, expected)

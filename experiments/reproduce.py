@@ -20,6 +20,11 @@ from experiments.records import CONFIG, RUN, TIMING_COLUMNS, TRACE
 from experiments.run import run_task, setup
 
 
+def plain(value):
+    """A table value as the Python value a user reads (11.0, not np.float64(11.0))."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def differences(saved: pd.DataFrame, fresh: pd.DataFrame, what: str) -> list[str]:
     """Human-readable differences between two tables, column by column (timing ignored: the machine's)."""
     cols = [c for c in saved.columns if c not in TIMING_COLUMNS]
@@ -34,7 +39,7 @@ def differences(saved: pd.DataFrame, fresh: pd.DataFrame, what: str) -> list[str
         same = [x == y or (pd.isna(x) and pd.isna(y)) for x, y in zip(a, b)]
         if not all(same):
             i = int(np.argmin(same))
-            out.append(f"{what}: {col} differs first at row {i}: saved {a[i]!r}, now {b[i]!r}")
+            out.append(f"{what}: {col} differs first at row {i}: saved {plain(a[i])!r}, now {plain(b[i])!r}")
     return out
 
 
