@@ -98,7 +98,7 @@ def write_config(cfg: DictConfig, run_dir: Path) -> None:
     atomic_write(run_dir / CONFIG, lambda tmp: tmp.write_text(text))
 
 
-def write_figure(fig, path: Path) -> None:
+def write_picture(fig, path: Path) -> None:
     """Save and close a matplotlib figure."""
     import matplotlib.pyplot as plt
 

@@ -13,7 +13,7 @@ import pandas as pd
 from experiments import plots
 from experiments.gather import gather_runs, gather_traces, group_keys
 from experiments.run import setup
-from experiments.records import atomic_write, write_figure, write_table
+from experiments.records import atomic_write, write_picture, write_table
 from experiments.stats import COMPARISON_COLUMNS, evaluations_to_optimum, pairwise, summarise
 
 
@@ -36,8 +36,8 @@ def two_parameter_axes(runs: pd.DataFrame, keys: list[str]) -> tuple[str, str] |
     return (numeric[0], numeric[1]) if len(numeric) == 2 else None
 
 
-def markdown(summary: pd.DataFrame, tests: pd.DataFrame, figures: list[str], failed: int) -> str:
-    """The report: the summary table, which differences are significant, and the figures."""
+def markdown(summary: pd.DataFrame, tests: pd.DataFrame, pictures: list[str], failed: int) -> str:
+    """The report: the summary table, which differences are significant, and the pictures."""
     lines = ["# Sweep report", "", "## Summary (per group of swept parameters)", "",
              summary.to_markdown(index=False, floatfmt=".4g"), ""]
     if len(tests):
@@ -59,7 +59,7 @@ def markdown(summary: pd.DataFrame, tests: pd.DataFrame, figures: list[str], fai
         lines += [""]
     if failed:
         lines += [f"{failed} run(s) failed: see the `error` column of runs.csv.", ""]
-    lines += ["## Figures", ""] + [f"![{f}]({f})" for f in figures]
+    lines += ["## Figures", ""] + [f"![{f}]({f})" for f in pictures]
     return "\n".join(lines) + "\n"
 
 
@@ -82,12 +82,12 @@ def colour_sweep_outputs(roots: list[Path], out: Path) -> bool:
     table = pd.concat(frames, ignore_index=True)[COLUMNS]
     write_table(table, out / "colour_sweep_table.parquet")
     write_table(colour_sweep_summary(table), out / "colour_sweep_summary.parquet")
-    write_figure(plots.colour_sweep(table), out / "colour_sweep.png")
+    write_picture(plots.colour_sweep(table), out / "colour_sweep.png")
     return True
 
 
 def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> Path:
-    """Gather the runs under `roots` and write tables, figures and report.md into `out` (default: roots[0])."""
+    """Gather the runs under `roots` and write tables, pictures and report.md into `out` (default: roots[0])."""
     out = Path(out or roots[0])
     runs = gather_runs(roots)
     traces = gather_traces(runs)
@@ -108,15 +108,15 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
     write_table(summary, out / "summary.parquet")
     write_table(tests, out / "comparisons.parquet")
     what, ok_traces = score_label(ok), traces[traces["run_id"].isin(ok["run_id"])]
-    figures = {"convergence.png": plots.convergence(ok, ok_traces, keys, what),
+    pictures = {"convergence.png": plots.convergence(ok, ok_traces, keys, what),
                "final.png": plots.final_scores(ok, keys, what),
                "ecdf.png": plots.ecdf(ok, ok_traces, keys)}
     axes = two_parameter_axes(ok, keys)
     if axes:
-        figures["heatmap.png"] = plots.heatmaps(ok, *axes, ylabel=what)
-    for name, fig in figures.items():
-        write_figure(fig, out / name)
-    text = markdown(summary, tests, list(figures), failed)
+        pictures["heatmap.png"] = plots.heatmaps(ok, *axes, ylabel=what)
+    for name, fig in pictures.items():
+        write_picture(fig, out / name)
+    text = markdown(summary, tests, list(pictures), failed)
     atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
     if not quiet:
         with pd.option_context("display.width", 200, "display.max_columns", 30):

@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from core import ConstructiveSolver, InputError, Optimizer
 from experiments.build import build, component_name, config_columns, make_budget
-from experiments.records import RunRecord, write_figure, write_record, write_table
+from experiments.records import RunRecord, write_picture, write_record, write_table
 from heuristics.edge_greedy import Greedy
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching, Layout, inner_edges
@@ -138,7 +138,7 @@ class ColourSweep:
             cost = getattr(solver, "cost", FINISHED)
             rows.append({**point(puzzle, layout, name, time.perf_counter() - clock), **cost})
             if colours in self.pictures:
-                write_figure(puzzle.draw(layout), run_dir / f"board_colours={colours}.png")
+                write_picture(puzzle.draw(layout), run_dir / f"board_colours={colours}.png")
         table = pd.DataFrame(rows)
         write_table(table, run_dir / TABLE)
         config = {k: v for k, v in config_columns(cfg).items() if k != "puzzle.colours"}  # the sweep's axis

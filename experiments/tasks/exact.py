@@ -23,7 +23,7 @@ from experiments.build import build, component_name, config_columns
 from experiments.records import (
     RunRecord,
     atomic_write,
-    write_figure,
+    write_picture,
     write_record,
     write_table,
 )
@@ -108,7 +108,7 @@ def write_file(path: Path, content: Any) -> None:
     elif path.suffix == ".html":
         write_html(*content, path)
     else:
-        write_figure(content, path)
+        write_picture(content, path)
 
 
 def write_html(title: str, table: pd.DataFrame, path: Path) -> None:

@@ -11,7 +11,7 @@ from tqdm import tqdm
 
 from core import Puzzle, Result
 from experiments.build import build, component_name, config_columns, make_budget
-from experiments.records import TRACE_COLUMNS, RunRecord, write_figure, write_record
+from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
 from heuristics.minimize import minimize
 
 
@@ -55,7 +55,7 @@ class Optimise:
                               on_progress=lambda obj: bar.update(obj.evaluations - bar.n))
         trace = pd.DataFrame(result.trace, columns=list(TRACE_COLUMNS))
         record = run_record(cfg, puzzle, optimizer, result, trace)
-        write_figure(puzzle.draw(puzzle.decode(result.best_genome)), run_dir / "best.png")
+        write_picture(puzzle.draw(puzzle.decode(result.best_genome)), run_dir / "best.png")
         row = write_record(run_dir, record, trace)
         if cfg.progress and hasattr(puzzle, "text"):
             print(puzzle.text(puzzle.decode(result.best_genome)))
