@@ -1,86 +1,83 @@
 """Calendar puzzle: every solution of every date of a leap year (366 dates), this project's engine
-against, in the same run, the `exact-cover` package (dancing links in C) on the same 366 matrices
-and CP-SAT (seed 004's solver) on a sample of dates, extrapolated to the year. Target: < 10 s.
+against, in the same run, the `exact-cover` package (dancing links in C) on the same 366 models,
+and CP-SAT (seed 004's solver) against the engine on a sample of dates. Target: the engine's whole
+year, from dates to solved boards, < 10 s.
 
-    python -m benchmarks.bench_calendar_year [--cpsat-dates 5] [--board classic]
+Like with like: count against count, and enumerate against enumerate with both sides told each
+date's count (taken outside the clock). Both sides' models are built before the clock starts; the
+end-to-end line alone builds its models inside it.
 
-Quoted, not measured here: a published Rust solver takes about 30 s for the year.
+    python -m benchmarks.bench_calendar_year [--cpsat-dates 5] [--board classic] [--repeats 5]
 """
 from __future__ import annotations
 
 import argparse
-import time
 
-import numpy as np
-
-from experiments import exact
-from heuristics.exact_cover import bool_matrix
+from benchmarks import exact_cover_package as package
+from benchmarks.timing import compare, context, report
+from heuristics import exact_backends
+from heuristics.exact_cover import ExactCover
 from puzzles.calendar import Calendar, year_days
 
-RUST_SECONDS = 30.0
+PACKAGE, ENGINE, WHOLE = "exact-cover package", "this engine", "this engine, end to end"
 
 
-def ours(cal: Calendar, days) -> tuple[int, float, float]:
-    """(solutions, seconds to enumerate them all, seconds to count them) over the dates."""
-    start = time.perf_counter()
-    total = sum(len(list(exact.solve(cal.packing, cal.cover(d)))) for d in days)
-    enumerate_s = time.perf_counter() - start
-    start = time.perf_counter()
-    counted = sum(exact.count(cal.cover(d)) for d in days)
-    assert counted == total
-    return total, enumerate_s, time.perf_counter() - start
-
-
-def exact_cover_package(cal: Calendar, days) -> tuple[int, float]:
-    """(solutions, seconds) enumerating every date with the exact-cover package."""
-    import exact_cover
-    from exact_cover.error import NoSolution
-    matrices = []
+def end_to_end(cal: Calendar, days) -> int:
+    """Solutions of every date, each date's model built and each solution turned into a board."""
+    total = 0
     for d in days:
-        problem = cal.cover(d)
-        items = np.flatnonzero(bool_matrix(problem.primary[None, :])[0, : problem.n_items])
-        matrices.append(np.ascontiguousarray(bool_matrix(problem.masks)[:, items], dtype=np.int32))
-    start, total = time.perf_counter(), 0
-    for m in matrices:
-        try:
-            total += len(exact_cover.get_all_solutions(m))
-        except NoSolution:
-            pass
-    return total, time.perf_counter() - start
+        model = cal.cover(d)
+        total += len([cal.packing.owners(rows, model) for rows in exact_backends.solutions(model)])
+    return total
 
 
-def cpsat(cal: Calendar, days) -> tuple[int, float]:
-    """(solutions, seconds) enumerating the given dates with CP-SAT."""
-    start, total = time.perf_counter(), 0
-    for d in days:
-        total += exact.count(cal.cover(d), "cpsat")
-    return total, time.perf_counter() - start
+def enumerate_with(backend: str, models) -> int:
+    """Solutions of every model, enumerated by one of the project's exact backends."""
+    return sum(len(list(exact_backends.solutions(m, backend))) for m in models)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpsat-dates", type=int, default=5)
     parser.add_argument("--board", default="classic", choices=["classic"])
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     days = year_days(2024)
     cal = Calendar(args.board)
-    exact.count(cal.cover(days[0]))  # compile (or load the cache) outside the clock
-    total, t_all, t_count = ours(cal, days)
-    theirs, t_theirs = exact_cover_package(cal, days)
-    assert theirs == total, (theirs, total)
-    sample = days[:: max(1, len(days) // args.cpsat_dates)][: args.cpsat_dates]
-    sample_total, t_sample = cpsat(cal, sample)
-    assert sample_total == sum(exact.count(cal.cover(d)) for d in sample)
-    per_date = t_sample / len(sample)
-    year_cpsat = per_date * len(days)
+    models = [cal.cover(d) for d in days]
+    engines = [ExactCover.from_model(m) for m in models]
+    matrices = [package.matrix(m) for m in models]
+    engines[0].count()  # compile (or load the cache) outside the clock
+    known = [e.count() for e in engines]
+    total = sum(known)
     print(f"{len(days)} dates, {total} solutions in all")
-    print(f"this engine, every solution enumerated : {t_all:8.2f} s (target < 10 s)")
-    print(f"this engine, counting only             : {t_count:8.2f} s")
-    print(f"exact-cover package, every solution    : {t_theirs:8.2f} s  ratio {t_theirs / t_all:6.1f}x")
-    print(f"{f'CP-SAT, {len(sample)} dates measured':39}: {per_date:8.3f} s/date -> "
-          f"{year_cpsat:7.1f} s for the year  ratio {year_cpsat / t_all:6.1f}x")
-    print(f"published Rust solver (quoted, not run): {RUST_SECONDS:8.1f} s  ratio "
-          f"{RUST_SECONDS / t_all:6.1f}x")
+
+    print("count (each side one counting search per date):")
+    counts = compare({PACKAGE: lambda: sum(package.count(m) for m in matrices),
+                      ENGINE: lambda: sum(e.count() for e in engines)}, repeats=args.repeats, warmup=0)
+    assert {t.result for t in counts.values()} == {total}
+    report(counts, baseline=PACKAGE)
+
+    print("enumerate (every solution; both sides told each date's count):")
+    listed = compare({PACKAGE: lambda: sum(len(package.solutions(m, k)) for m, k in zip(matrices, known)),
+                      ENGINE: lambda: sum(len(list(e.solutions(limit=k))) for e, k in zip(engines, known)),
+                      WHOLE: lambda: end_to_end(cal, days)}, repeats=args.repeats, warmup=0)
+    assert {t.result for t in listed.values()} == {total}
+    whole = listed.pop(WHOLE)
+    report(listed, baseline=PACKAGE)
+    print("the engine's whole year, from dates to boards (models built inside the clock; no baseline):")
+    report({WHOLE: whole}, targets={WHOLE: "target < 10 s"})
+
+    sample = models[:: max(1, len(days) // args.cpsat_dates)][: args.cpsat_dates]
+    print(f"enumerate, {len(sample)} sample dates (both backends build their solver from the same models):")
+    cpsat = compare({"CP-SAT": lambda: enumerate_with("cpsat", sample),
+                     ENGINE: lambda: enumerate_with("algorithm_x", sample)}, repeats=args.repeats, warmup=0)
+    assert cpsat["CP-SAT"].result == cpsat[ENGINE].result
+    report(cpsat, baseline="CP-SAT")
+    per_date = cpsat["CP-SAT"].median / len(sample)
+    print(f"CP-SAT extrapolated (not measured) to the year: {per_date:.3f} s/date x {len(days)} dates "
+          f"= {per_date * len(days):.0f} s")
+    context("a published Rust solver takes about 30 s for the year")
 
 
 if __name__ == "__main__":

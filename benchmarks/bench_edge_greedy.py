@@ -1,29 +1,39 @@
-"""Greedy speed: the project's compiled greedy against the seed's plain Python greedy
-(benchmarks/seed_greedy_plain.py) on the same shuffled piece lists, and the whole seed sweep.
+"""Greedy speed, per core: the project's compiled greedy against the seed's plain Python greedy
+(tests/seed_greedy_plain.py), and the whole seed sweep.
 
-Per solve (n = 13 and 15): the plain seed code once per size, the project's seed-faithful and
-corrected greedy many times; the faithful result must equal the seed's, board for board.
-Target: >= 100x per solve. The seed sweep (n = 13 and 15, colours 2 .. 2n(n-1), one instance
-each, as the article ran it): 730 solves; target < 5 minutes on 2 cores. The plain seed sweep
-is not run (hours): its time is estimated from the measured plain solves (labelled as such).
+1. Per solve, one core, CPU seconds: the plain seed code, the project's seed-faithful and its
+   corrected greedy on the same shuffled piece list (n = 13, 20 colours by default), interleaved;
+   the faithful board must equal the seed's. Target: >= 100x per solve.
+2. The whole seed sweep (n = 13 and 15, colours 2 .. 2n(n-1), one instance each, as the article ran
+   it; 730 solves): CPU seconds on one core, and wall seconds on `--jobs` workers (target < 5
+   minutes on 2 cores). The plain seed sweep is not run (hours on one core): it is extrapolated
+   from `--plain-sample` plain solves per size at colour counts spread over the sweep, and the
+   output labels it so.
 
-    python -m benchmarks.bench_edge_greedy [--colours 20] [--jobs 2] [--repeats 20]
+    python -m benchmarks.bench_edge_greedy [--size 13] [--colours 20] [--plain-sample 2] [--jobs 2] [--repeats 5]
+
+`--size 9` (or less) makes a per-solve repeat of the plain code short; `--plain-sample 1` halves
+the extrapolation's cost.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import random
+import statistics
 import time
 
 import numpy as np
 from joblib import Parallel, delayed
 
-from benchmarks import seed_greedy_plain as seed
-from experiments.colour_sweep import greedy_point, seed_colours
+from tests import seed_greedy_plain as seed
+from benchmarks.timing import compare, fmt, report
+from experiments.tasks.colour_sweep import greedy_point, seed_colours
 from heuristics.edge_greedy import greedy
+from puzzles.edge_matching import turn_table
 
 SIZES = (13, 15)
+PLAIN, FAITHFUL, CORRECTED = "plain seed code", "project, seed-faithful", "project, corrected"
 
 
 def seed_instance(n: int, colours: int, k: int = 0) -> list[list[int]]:
@@ -32,64 +42,87 @@ def seed_instance(n: int, colours: int, k: int = 0) -> list[list[int]]:
     return seed.puzzle_making(seed.generate_puzzle(n, colours, rnd), rnd)
 
 
-def time_plain(listed: list[list[int]]) -> tuple[float, list]:
-    """Seconds for one plain seed solve, and its board."""
-    start = time.perf_counter()
-    board = seed.solve([list(p) for p in listed])
-    return time.perf_counter() - start, board
+def project_solve(listed: list[list[int]], n: int, faithful: bool) -> list[list[int]]:
+    """One compiled greedy solve with the seed's fixed centre; the board as the seed's colour lists."""
+    centre = (n * n - 1) // 2
+    piece, _ = greedy(turn_table(np.array(listed), False), n, [[centre, centre, 0]], seed_faithful=faithful)
+    return [listed[p] for p in piece]
 
 
-def time_project(listed, n: int, faithful: bool, repeats: int) -> tuple[float, list]:
-    """Mean seconds per project greedy solve (compiled already), and its board as colour lists."""
-    colours, centre = np.array(listed), (n * n - 1) // 2
-    fixed = [[centre, centre, 0]]
-    greedy(colours, n, fixed, seed_faithful=faithful)  # compile / load the cache outside the clock
-    start = time.perf_counter()
-    for _ in range(repeats):
-        piece, _ = greedy(colours, n, fixed, seed_faithful=faithful)
-    return (time.perf_counter() - start) / repeats, [listed[p] for p in piece]
+def per_solve(n: int, colours: int, repeats: int) -> None:
+    """Print CPU seconds per solve, on one core, of the three greedies on one instance."""
+    listed = seed_instance(n, colours)
+    for faithful in (True, False):
+        project_solve(listed, n, faithful)  # compile (or load the cache) outside the clock
+    print(f"per solve, n={n}, {colours} colours, one core, CPU seconds:")
+    timings = compare({PLAIN: lambda: seed.solve([list(p) for p in listed]),
+                       FAITHFUL: lambda: project_solve(listed, n, True),
+                       CORRECTED: lambda: project_solve(listed, n, False)},
+                      repeats=repeats, warmup=0, clock=time.process_time)
+    assert timings[FAITHFUL].result == timings[PLAIN].result, "the faithful greedy must return the seed's board"
+    report(timings, baseline=PLAIN, targets={FAITHFUL: "target >= 100x", CORRECTED: "target >= 100x"})
+    print("(the seed-faithful board equals the seed's, cell for cell)")
 
 
-def per_solve(colours: int, repeats: int) -> dict[int, float]:
-    """Print per-solve times and ratios for each size; return the plain seconds per size."""
-    plain_seconds = {}
+def plain_cpu(n: int, colours: int) -> float:
+    """CPU seconds of one plain seed solve (run in a worker; CPU time is that worker's, one core)."""
+    listed = seed_instance(n, colours)
+    start = time.process_time()
+    seed.solve(listed)
+    return time.process_time() - start
+
+
+def extrapolated_plain_sweep(sample: int, jobs: int) -> float:
+    """CPU seconds on one core that the plain seed sweep would take: per size, the mean of `sample`
+    plain solves (colour counts spread over the sweep) times the sweep's solves of that size."""
+    points = [(n, c) for n in SIZES for c in seed_colours(n, sample)]
+    seconds = Parallel(n_jobs=jobs)(delayed(plain_cpu)(n, c) for n, c in points)
+    total = 0.0
+    print(f"plain seed code, extrapolation sample ({len(points)} solves, one each, CPU seconds on one core):")
     for n in SIZES:
-        listed = seed_instance(n, colours)
-        plain, board = time_plain(listed)
-        faithful, same = time_project(listed, n, True, repeats)
-        corrected, _ = time_project(listed, n, False, repeats)
-        assert same == board, "the seed-faithful greedy must return the seed's board"
-        plain_seconds[n] = plain
-        print(f"n={n}, {colours} colours: plain seed {plain:8.3f} s | faithful {faithful * 1e3:7.2f} ms "
-              f"({plain / faithful:,.0f}x) | corrected {corrected * 1e3:7.2f} ms ({plain / corrected:,.0f}x)"
-              f" | same board as the seed: {same == board}", flush=True)
-    return plain_seconds
+        mine = [(c, s) for (m, c), s in zip(points, seconds) if m == n]
+        mean = statistics.mean(s for _, s in mine)
+        total += mean * len(seed_colours(n))
+        print(f"  n={n}: " + ", ".join(f"{c} colours {s:.1f} s" for c, s in mine)
+              + f"; mean {mean:.1f} s x {len(seed_colours(n))} solves")
+    return total
 
 
-def sweep(jobs: int, faithful: bool) -> tuple[float, int]:
-    """Wall seconds for the whole seed sweep (instance making, solving and scoring) on `jobs` workers."""
+def sweep(faithful: bool, jobs: int) -> int:
+    """The whole seed sweep (instance making, solving, scoring) on `jobs` workers (1: in this process)."""
     points = [(n, c) for n in SIZES for c in seed_colours(n)]
-    start = time.perf_counter()
-    rows = Parallel(n_jobs=jobs, batch_size=16)(
-        delayed(greedy_point)(n, c, 0, faithful) for n, c in points)
-    return time.perf_counter() - start, len(rows)
+    if jobs == 1:
+        return len([greedy_point(n, c, 0, faithful) for n, c in points])
+    return len(Parallel(n_jobs=jobs, batch_size=16)(delayed(greedy_point)(n, c, 0, faithful) for n, c in points))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=13, help="board side of the per-solve comparison")
     parser.add_argument("--colours", type=int, default=20)
+    parser.add_argument("--plain-sample", type=int, default=2, help="plain solves per size for the extrapolation")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    print(f"{os.cpu_count()} cores; sweep on {args.jobs} worker(s)")
-    plain = per_solve(args.colours, args.repeats)
-    estimate = sum(plain[n] * len(seed_colours(n)) for n in SIZES)
-    for faithful in (True, False):
-        wall, count = sweep(args.jobs, faithful)
-        name = "seed-faithful" if faithful else "corrected"
-        print(f"whole seed sweep, {name} greedy: {count} solves in {wall:6.1f} s "
-              f"(target < 300 s: {'met' if wall < 300 else 'NOT met'}); plain seed sweep estimated "
-              f"{estimate / 3600:.1f} h on one core -> {estimate / wall:,.0f}x", flush=True)
+    print(f"{os.cpu_count()} cores")
+    per_solve(args.size, args.colours, args.repeats)
+
+    solves = sum(len(seed_colours(n)) for n in SIZES)
+    print(f"whole seed sweep ({solves} solves: instance making, solving, scoring), one core, CPU seconds:")
+    one_core = compare({FAITHFUL: lambda: sweep(True, 1), CORRECTED: lambda: sweep(False, 1)},
+                       repeats=args.repeats, clock=time.process_time)
+    report(one_core)
+    print(f"whole seed sweep ({solves} solves), {args.jobs} workers, wall seconds:")
+    workers = compare({FAITHFUL: lambda: sweep(True, args.jobs), CORRECTED: lambda: sweep(False, args.jobs)},
+                      repeats=args.repeats)
+    report(workers, targets=dict.fromkeys(workers, "target < 300 s"))
+
+    plain = extrapolated_plain_sweep(args.plain_sample, args.jobs)
+    print(f"plain seed sweep, EXTRAPOLATED (not run; solves only): {plain:,.0f} s = {plain / 3600:.1f} h "
+          f"CPU on one core")
+    for name, t in one_core.items():
+        print(f"  extrapolated ratio, one core each, plain / {name} (median {fmt(t.median)}): "
+              f"{plain / t.median:,.0f}x")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,11 @@
-"""Sweep throughput: 60 short runs (about 1.5 s each) with Hydra's joblib launcher (all cores) against the same sweep
-on the basic launcher (one run after another), measured in the same run. Target: >= 1.7x on 2 cores.
+"""Sweep throughput: one sweep (GA, SA and 2-opt on the free pentomino strip, `--seeds` seeds each) with
+Hydra's joblib launcher (all cores) against the same sweep on the basic launcher (one run after
+another), interleaved in the same run. Target: joblib >= 1.7x faster on 2 cores.
 
-    python -m benchmarks.bench_launchers [--seeds 20] [--evaluations 100000]
+Each repeat is a whole sweep as a user runs it (Python and Hydra start-up and the end-of-sweep
+report included). `--seeds` and `--evaluations` shrink a repeat.
+
+    python -m benchmarks.bench_launchers [--seeds 10] [--evaluations 50000] [--repeats 5]
 """
 from __future__ import annotations
 
@@ -10,35 +14,35 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from benchmarks.timing import compare, report
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def sweep_seconds(launcher: str, seeds: int, evaluations: int) -> float:
-    """Wall time of one whole sweep (Hydra start-up and the end-of-sweep report included)."""
+def sweep(launcher: str, seeds: int, evaluations: int) -> int:
+    """Run one whole sweep in a fresh process; the number of runs it wrote."""
     with tempfile.TemporaryDirectory() as out:
         args = [sys.executable, "-m", "experiments.run", "-m", f"hydra/launcher={launcher}",
                 "optimizer=ga,sa,two_opt", f"seed=range({seeds})", f"budget.evaluations={evaluations}",
                 "budget.stop_at_optimum=false", "puzzle=pentomino_free", f"hydra.sweep.dir={out}"]
-        start = time.perf_counter()
         subprocess.run(args, cwd=ROOT, check=True, capture_output=True)
-        elapsed = time.perf_counter() - start
-        runs = len(list(Path(out).rglob("run.parquet")))
-    print(f"{launcher:8s}: {runs} runs in {elapsed:6.1f} s", flush=True)
-    return elapsed
+        return len(list(Path(out).rglob("run.parquet")))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--evaluations", type=int, default=100_000)
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--evaluations", type=int, default=50_000)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    print(f"{os.cpu_count()} cores; {3 * args.seeds} runs of {args.evaluations:,} evaluations each")
-    basic = sweep_seconds("basic", args.seeds, args.evaluations)
-    joblib = sweep_seconds("local", args.seeds, args.evaluations)
-    print(f"speed-up, joblib over basic: {basic / joblib:.2f}x (target >= 1.7x on 2 cores)")
+    print(f"{os.cpu_count()} cores; a sweep is {3 * args.seeds} runs of {args.evaluations:,} evaluations each")
+    timings = compare({"basic launcher": lambda: sweep("basic", args.seeds, args.evaluations),
+                       "joblib launcher": lambda: sweep("local", args.seeds, args.evaluations)},
+                      repeats=args.repeats, warmup=0)
+    assert {t.result for t in timings.values()} == {3 * args.seeds}, {k: t.result for k, t in timings.items()}
+    report(timings, baseline="basic launcher", targets={"joblib launcher": "target >= 1.7x on 2 cores"})
 
 
 if __name__ == "__main__":

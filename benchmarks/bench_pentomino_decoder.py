@@ -1,7 +1,8 @@
 """Decoder speed: evaluations per second of the project's bottom-left decoder against the seed's
-plain numpy version (benchmarks/seed_pentomino.py), on the same random orders. Target: >= 500x.
+plain numpy version (tests/seed_pentomino.py), both on the same random orders, in the same run.
+Target: >= 500x.
 
-    python -m benchmarks.bench_pentomino_decoder [--seconds 3]
+    python -m benchmarks.bench_pentomino_decoder [--genomes 2000] [--repeats 5]
 """
 from __future__ import annotations
 
@@ -9,28 +10,37 @@ import argparse
 
 import numpy as np
 
-from benchmarks.timing import rate
-from benchmarks.seed_pentomino import bl_score, seed_pieces
+from tests.seed_pentomino import bl_score, seed_pieces
+from benchmarks.timing import compare, report, score_all
 from puzzles.pentomino import PentominoStrip
+
+SEED, OURS, FREE = "seed decoder (numpy)", "project decoder (numba)", "project decoder, free orientations"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--genomes", type=int, default=2000, help="genomes scored per repeat, by each side")
+    parser.add_argument("--passes", type=int, default=50,
+                        help="passes over the genomes per repeat by the compiled sides (the baseline makes one)")
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    puzzle = PentominoStrip()
+    puzzle, free = PentominoStrip(), PentominoStrip(orientations="free")
     pieces = seed_pieces(puzzle.pieces)
-    genomes = [np.random.default_rng(s).permutation(12) for s in range(200)]
-    assert all(puzzle.fitness(g) == bl_score(g, pieces) for g in genomes)  # same answers first
-    puzzle.fitness(genomes[0])  # compile outside the clock
-    fast = rate(puzzle.fitness, genomes, args.seconds)
-    slow = rate(lambda g: bl_score(g, pieces), genomes[:20], args.seconds)
-    free = PentominoStrip(orientations="free")
-    free_genomes = [free.space.random(np.random.default_rng(s)) for s in range(200)]
-    free_rate = rate(free.fitness, free_genomes, args.seconds)
-    print(f"seed decoder (numpy)      : {slow:12,.0f} evaluations/s")
-    print(f"project decoder (numba)   : {fast:12,.0f} evaluations/s   ratio {fast / slow:,.0f}x (target >= 500x)")
-    print(f"project decoder, free     : {free_rate:12,.0f} evaluations/s")
+    genomes = [np.random.default_rng(s).permutation(12) for s in range(args.genomes)]
+    free_genomes = [free.space.random(np.random.default_rng(s)) for s in range(args.genomes)]
+    puzzle.fitness(genomes[0]), free.fitness(free_genomes[0])  # compile outside the clock
+    timings = compare({SEED: lambda: score_all(lambda g: bl_score(g, pieces), genomes),
+                       OURS: lambda: score_all(puzzle.fitness, genomes, args.passes),
+                       FREE: lambda: score_all(free.fitness, free_genomes, args.passes)},
+                      repeats=args.repeats, warmup=0)
+    assert timings[SEED].result == timings[OURS].result[: args.genomes]  # same answers, same genomes
+    print(f"the same {args.genomes} genomes for both sides: the seed's decoder scores them once per "
+          f"repeat, the project's {args.passes} times")
+    fast = args.genomes * args.passes
+    free_timing = timings.pop(FREE)
+    report(timings, baseline=SEED, work={SEED: args.genomes, OURS: fast}, unit="evaluations",
+           targets={OURS: "target >= 500x"})
+    report({FREE: free_timing}, work=fast, unit="evaluations")
 
 
 if __name__ == "__main__":

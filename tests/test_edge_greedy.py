@@ -3,7 +3,7 @@ import random
 import numpy as np
 import pytest
 
-from benchmarks import seed_greedy_plain as seed
+from tests import seed_greedy_plain as seed
 from heuristics.edge_greedy import _faithful_choice, _targets, greedy
 from puzzles.edge_matching import EdgeMatching, Layout, turn_table
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.seed_greedy_plain import check as seed_check
+from tests.seed_greedy_plain import check as seed_check
 from puzzles.edge_matching import (EdgeMatching, Layout, PieceList, board_scores, colour_board, generate,
                                    inner_edges, read_piece_file, turn_layout, write_piece_file)
 from puzzles.edge_matching.pictures import bad_sides
