@@ -284,3 +284,29 @@ class ExactPuzzle(Protocol):
     def figures(self, answer: Answer) -> dict[str, Any]: ...
 
     def report(self, table: Any, answers: list[Answer]) -> ExactReport: ...
+
+
+# Local search: the compiled face a puzzle may offer beside its fitness (shared/design.md).
+
+@dataclass(frozen=True)
+class LocalSearchFace:
+    """What a puzzle hands a compiled local search, so kernels in heuristics/ never see the puzzle.
+
+    `propose(instance, state, rng) -> move`, `delta(instance, state, move) -> int` (the fitness change
+    the move would make, priced without making it), `apply(instance, state, move)` and
+    `fitness(instance, state) -> int` (from scratch) are numba-compiled functions; `rng` is a
+    `core.rng` state. `instance` is opaque data handed back to them; a state is a flat numpy array a
+    kernel may only copy. `start(np_rng)` draws a fresh legal state, `genome(state)` gives the same
+    board as a genome of the puzzle's fitness face (for records, scores and pictures), and `repair`,
+    if offered, is a large step `repair(instance, state, np_rng, steps, size) -> (fitness change,
+    evaluations)` that never makes the board worse and prices at most size**2 moves a step.
+    """
+
+    propose: Any
+    delta: Any
+    apply: Any
+    fitness: Any
+    instance: Any
+    start: Any
+    genome: Any
+    repair: Any = None

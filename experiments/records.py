@@ -45,6 +45,7 @@ class RunRecord:
     known_optimum: float | None = _kind("outcome")
     success: bool | None = _kind("outcome")
     evaluations: int | None = _kind("outcome")
+    evaluation_kind: str | None = _kind("outcome")  # what one evaluation was: "fitness" or "priced move"
     evals_to_optimum: float | None = _kind("outcome")
     stop_reason: str | None = _kind("outcome")
     best_genome: str | None = _kind("outcome")

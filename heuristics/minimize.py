@@ -5,17 +5,21 @@ from typing import Callable
 
 import numpy as np
 
-from core import Budget, InputError, Optimizer, PermutationSpace, Result
+from core import Budget, InputError, LocalSearchFace, Optimizer, PermutationSpace, Result
 from heuristics.objective import Objective, Stop
 
 
 def minimize(fitness: Callable[[np.ndarray], float], space: PermutationSpace,
              optimizer: Optimizer, budget: Budget, seed: int,
-             on_progress: Callable[[Objective], None] | None = None) -> Result:
-    """Run `optimizer` on `fitness` until the budget ends it; seeded, so it reproduces."""
+             on_progress: Callable[[Objective], None] | None = None,
+             face: LocalSearchFace | None = None) -> Result:
+    """Run `optimizer` on `fitness` until the budget ends it; seeded, so it reproduces.
+
+    `face`, the puzzle's local-search face if it offers one, is there for compiled optimisers.
+    """
     if space.n < 2:
         raise InputError(f"nothing to optimise: the search space orders {space.n} item(s)")
-    objective = Objective(fitness, space, budget, on_progress=on_progress)
+    objective = Objective(fitness, space, budget, on_progress=on_progress, face=face)
     rng = np.random.default_rng(seed)
     try:
         optimizer.run(objective, rng)

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from core import Budget, PermutationSpace
+from core import Budget, LocalSearchFace, PermutationSpace
 
 PROGRESS_EVERY = 1000
 
@@ -37,6 +37,7 @@ class Objective:
     budget: Budget
     clock: Callable[[], float] = time.perf_counter
     on_progress: Callable[["Objective"], None] | None = None  # called every PROGRESS_EVERY evaluations
+    face: LocalSearchFace | None = None  # the puzzle's local-search face, for compiled optimisers
     evaluations: int = 0
     best: float = math.inf
     best_genome: np.ndarray | None = None
@@ -67,3 +68,34 @@ class Objective:
             if budget.target is not None and value <= budget.target:
                 raise Stop("target")
         return value
+
+    def evaluations_left(self) -> int | None:
+        """Evaluations the budget still allows (None: no evaluation budget)."""
+        cap = self.budget.evaluations
+        return None if cap is None else cap - self.evaluations
+
+    def account(self, evaluations: int, improvements: list[tuple[int, float]], best_genome=None) -> None:
+        """Take a compiled chunk's results; raise Stop as a call would.
+
+        `evaluations` counts the run so far (one priced move = one evaluation); `improvements` holds
+        the (evaluation index, value) of every new best in the chunk and `best_genome` the last one's
+        genome. Trace rows carry the chunk's end time (the evaluation index is exact).
+        """
+        budget, before = self.budget, self.evaluations
+        if budget.evaluations is not None and evaluations > budget.evaluations:
+            raise ValueError(f"a chunk went over the budget: {evaluations} > {budget.evaluations} evaluations")
+        self.evaluations, seconds = evaluations, self.seconds
+        for index, value in improvements:
+            if value < self.best:
+                self.best = float(value)
+                self.trace.append((int(index), seconds, float(value)))
+        if improvements:
+            self.best_genome = np.array(best_genome, dtype=np.int64)
+        if self.on_progress is not None and evaluations // PROGRESS_EVERY > before // PROGRESS_EVERY:
+            self.on_progress(self)
+        if budget.target is not None and self.best <= budget.target:
+            raise Stop("target")
+        if budget.evaluations is not None and evaluations >= budget.evaluations:
+            raise Stop("evaluations")
+        if budget.seconds is not None and self.seconds >= budget.seconds:
+            raise Stop("seconds")

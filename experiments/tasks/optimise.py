@@ -9,9 +9,10 @@ import pandas as pd
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from core import Puzzle, Result
+from core import LocalSearchFace, Puzzle, Result
 from experiments.build import build, component_name, config_columns, make_budget
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
+from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
 
 
@@ -34,11 +35,22 @@ def run_record(cfg: DictConfig, puzzle: Puzzle, optimizer, result: Result, trace
         optimizer=component_name(cfg, "optimizer", optimizer), config=config_columns(cfg),
         best=result.best, known_optimum=optimum,
         success=None if optimum is None else bool(result.best <= optimum),
-        evaluations=result.evaluations, seconds=result.seconds, evals_to_optimum=evals_to,
+        evaluations=result.evaluations, evaluation_kind=getattr(optimizer, "evaluation_kind", "fitness"),
+        seconds=result.seconds, evals_to_optimum=evals_to,
         seconds_to_optimum=secs_to, stop_reason=result.stop_reason, threads=numba.get_num_threads(),
         best_genome=" ".join(map(str, result.best_genome)), score_name=puzzle.score_name,
         instance_keys=" ".join(f"puzzle.{k}" for k in puzzle.instance_keys),
         scores=puzzle.score(result.best_genome))
+
+
+def local_search_face(puzzle: Puzzle, optimizer) -> LocalSearchFace | None:
+    """The puzzle's local-search face, its kernel compiled, when the optimiser counts priced moves."""
+    if getattr(optimizer, "evaluation_kind", "fitness") != "priced move" or not hasattr(puzzle, "local_search"):
+        return None
+    face = puzzle.local_search()
+    if face is not None:
+        warm_up(face, optimizer.kernel)
+    return face
 
 
 class Optimise:
@@ -52,7 +64,8 @@ class Optimise:
         with tqdm(total=budget.evaluations, disable=not cfg.progress, unit="eval", leave=False,
                   desc=f"{optimizer.name} seed {cfg.seed}") as bar:
             result = minimize(puzzle.fitness, puzzle.space, optimizer, budget, int(cfg.seed),
-                              on_progress=lambda obj: bar.update(obj.evaluations - bar.n))
+                              on_progress=lambda obj: bar.update(obj.evaluations - bar.n),
+                              face=local_search_face(puzzle, optimizer))
         trace = pd.DataFrame(result.trace, columns=list(TRACE_COLUMNS))
         record = run_record(cfg, puzzle, optimizer, result, trace)
         write_picture(puzzle.draw(puzzle.decode(result.best_genome)), run_dir / "best.png")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import InputError, PermutationSpace
+from core import InputError, LocalSearchFace, PermutationSpace
 from puzzles.edge_matching.board import Layout, check_hints, colour_board, inner_edges, turn_table
 from puzzles.edge_matching.fitness import fitness_plan, plan_unmatched
 from puzzles.edge_matching.instances import Instance, file_instance, generated_instance
@@ -106,6 +106,28 @@ class EdgeMatching:
         self.preplaced = np.array(_preplaced_rows(hints, self.instance, fix_centre), dtype=np.int64).reshape(-1, 3)
         _check_preplaced(self.preplaced, rotations)
         self._tables()
+
+    def local_search(self) -> LocalSearchFace | None:
+        """The compiled local-search face, when the rules allow it: pieces turn and their grey sides
+        give every corner, frame and inner cell a piece of its class (None otherwise)."""
+        from puzzles.edge_matching import local_search as face
+        from puzzles.edge_matching.vlns import vlns_descent
+
+        if not self.rotations:
+            return None
+        fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
+        try:
+            inst = face.build_instance(self.sides, self.n, self.n, fixed=fixed)
+        except InputError:
+            return None
+        return LocalSearchFace(face.propose, face.delta, face.apply, face.fitness, inst,
+                               start=lambda rng: face.random_state(inst, rng), genome=self.genome_of_state,
+                               repair=vlns_descent)
+
+    def genome_of_state(self, state: np.ndarray) -> np.ndarray:
+        """The genome of a local-search state's board (its first n*n entries: piece * 4 + turns)."""
+        orients = np.asarray(state[: self.n * self.n], dtype=np.int64)
+        return self.encode(Layout(self.n, orients >> 2, orients & 3))
 
     def colour_count(self) -> int:
         """Distinct colours other than the border's."""

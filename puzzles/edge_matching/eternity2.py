@@ -1,0 +1,193 @@
+"""Eternity II: the official set, Eternity-II-like generated boards and a scan-row greedy start.
+
+Why here and not in the face: the face knows any n x m edge-matching puzzle; this module knows where
+the official pieces live, the starter and clue positions, how the META 2010-style benchmark boards are
+made (separate frame and inner colours, a known perfect solution), and the greedy every serious solver
+starts from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from puzzles.edge_matching.local_search import INNER, build_instance, forced_rotation, state_from_orients
+from puzzles.edge_matching.puzzle import EdgeMatching
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "eternity2" / "e2pieces.txt"
+ORDER = "bottom left top right"  # the bundled file's edge order (see data/eternity2/README.md)
+
+# (row, col, piece, turns), 1-based rows/cols from the top-left and 1-based pieces, turns clockwise,
+# as jwortmann/Eternity2Puzzles.jl stores them.
+STARTER = (9, 8, 139, 2)
+CLUES = ((14, 3, 181, 3), (3, 14, 255, 3), (14, 14, 249, 0), (3, 3, 208, 3))
+
+
+def official_hints(starter: bool = True, clues: bool = False) -> list[list[int]]:
+    """The official pre-placed pieces as 0-based [row, col, piece, turns] hints."""
+    placed = ([STARTER] if starter else []) + (list(CLUES) if clues else [])
+    return [[r - 1, c - 1, p - 1, t] for r, c, p, t in placed]
+
+
+class Eternity2(EdgeMatching):
+    """The official Eternity II puzzle: 256 pieces on 16 x 16, pieces turn, grey sides outward.
+
+    Args:
+        starter: pre-place the mandatory starter piece 139 (on by default, as the puzzle's rules say).
+        clues: also pre-place the four clue pieces revealed by the official clue puzzles.
+        pieces_file: another piece list to load under the same rules (default: the bundled set).
+        order: the edge order of the file's columns, by name (the bundled set's by default).
+    """
+
+    name = "eternity2"
+    instance_keys = ()
+
+    def __init__(
+        self, starter: bool = True, clues: bool = False, pieces_file: str | None = None, order: str = ORDER
+    ):
+        super().__init__(
+            generator="file",
+            pieces_file=pieces_file or str(DATA),
+            order=order,
+            rotations=True,
+            fix_centre=False,
+            hints=official_hints(starter, clues),
+        )
+
+
+# ----------------------------------------------------------------------------- generated instances
+
+# (frame, inner) colour counts of the hardest square boards by Owen's estimate, as tabulated in
+# jwortmann/Eternity2Puzzles.jl (src/core.jl); 16: the official set's 5 and 17.
+HARDEST_COLOURS = {
+    4: (2, 3),
+    5: (3, 4),
+    6: (3, 5),
+    7: (3, 6),
+    8: (3, 8),
+    9: (4, 9),
+    10: (4, 10),
+    12: (4, 12),
+    14: (5, 15),
+    16: (5, 17),
+}
+
+
+def _canonical_turn(colours) -> int:
+    """The rotation of a piece that makes its colour tuple smallest (to store pieces canonically)."""
+    turns = [tuple(colours[(k + r) % 4] for k in range(4)) for r in range(4)]
+    return min(range(4), key=lambda r: turns[r])
+
+
+def _join_colours(n: int, m: int, frame_colours: int, inner_colours: int, rng) -> np.ndarray:
+    """The solved board's pieces: frame colours on joins between border cells, inner colours elsewhere."""
+    hj = np.zeros((n, m + 1), np.int32)  # colour of the join left of cell (r, c)
+    vj = np.zeros((n + 1, m), np.int32)  # colour of the join above cell (r, c)
+    frame = [(0, c, "h") for c in range(1, m)] + [(n - 1, c, "h") for c in range(1, m)]
+    frame += [(r, 0, "v") for r in range(1, n)] + [(r, m - 1, "v") for r in range(1, n)]
+    inner = [(r, c, "h") for r in range(1, n - 1) for c in range(1, m)]
+    inner += [(r, c, "v") for r in range(1, n) for c in range(1, m - 1)]
+    for joins, base, k in ((frame, 0, frame_colours), (inner, frame_colours, inner_colours)):
+        colours = base + 1 + rng.permutation(np.arange(len(joins)) % k)
+        for (r, c, d), col in zip(joins, colours, strict=True):
+            (hj if d == "h" else vj)[r, c] = col
+    return np.array(
+        [[hj[r, c], vj[r, c], hj[r, c + 1], vj[r + 1, c]] for r in range(n) for c in range(m)], np.int32
+    )
+
+
+def generate_e2_like(
+    n: int,
+    m: int,
+    frame_colours: int,
+    inner_colours: int,
+    seed: int,
+    unique: bool = True,
+    max_tries: int = 1000,
+) -> tuple[np.ndarray, np.ndarray]:
+    """An Eternity-II-like n x m puzzle with a known perfect solution (as the META 2010 boards were made).
+
+    Each colour is used equally often (shuffled). With `unique` the pieces are all distinct up to
+    rotation and none is rotationally symmetric (tries again otherwise). Pieces are shuffled and
+    turned, so the solution is not the identity.
+    Returns (pieces [left, top, right, bottom], the solution's orient per cell).
+    """
+    rng = np.random.default_rng(seed)
+    for _ in range(max_tries):
+        solved = _join_colours(n, m, frame_colours, inner_colours, rng)
+        if unique and not _all_distinct(solved):
+            continue
+        order = rng.permutation(n * m)  # cell order[i] holds piece i
+        pieces = np.empty_like(solved)
+        orients = np.empty(n * m, np.int32)
+        for p, cell in enumerate(order):
+            t = int(rng.integers(4)) if not unique else _canonical_turn(solved[cell])
+            pieces[p] = [solved[cell][(k + t) % 4] for k in range(4)]  # the piece turned back by t
+            orients[cell] = 4 * p + t
+        return pieces, orients
+    raise ValueError(f"no instance with distinct asymmetric pieces after {max_tries} tries")
+
+
+def _all_distinct(pieces) -> bool:
+    """True when no piece is rotationally symmetric and no two pieces are equal up to rotation."""
+    seen = set()
+    for p in pieces:
+        if p[0] == p[2] and p[1] == p[3]:
+            return False
+        key = min(tuple(p[(k + r) % 4] for k in range(4)) for r in range(4))
+        if key in seen:
+            return False
+        seen.add(key)
+    return True
+
+
+def e2_like_instance(n: int, m: int, frame_colours: int, inner_colours: int, seed: int, **mix):
+    """A generated instance ready for the face, and its known perfect solution as a state."""
+    pieces, solution = generate_e2_like(n, m, frame_colours, inner_colours, seed)
+    inst = build_instance(pieces, n, m, **mix)
+    return inst, state_from_orients(inst, solution)
+
+
+# ----------------------------------------------------------------------------- greedy start
+
+
+@njit(cache=True)
+def _greedy(inst, tie_noise):
+    """Scan rows top-down, left to right; place the free piece+turn matching most placed neighbours."""
+    N = inst.n * inst.m
+    orients = inst.fixed.copy()
+    used = np.zeros(N, np.bool_)
+    for x in range(N):
+        if orients[x] >= 0:
+            used[orients[x] >> 2] = True
+    for x in range(N):
+        if orients[x] >= 0:
+            continue
+        best_o, best_s = -1, -1.0
+        for p in range(N):
+            if used[p] or inst.piece_class[p] != inst.cell_class[x]:
+                continue
+            for r in range(4):
+                if inst.cell_class[x] != INNER and r != forced_rotation(inst, p, x):
+                    continue
+                o = 4 * p + r
+                s = tie_noise[o]
+                for k in range(4):
+                    y = inst.nbr[4 * x + k]
+                    if y >= 0 and orients[y] >= 0:
+                        c = inst.rc[4 * o + k]
+                        if c != 0 and c == inst.rc[4 * orients[y] + (k ^ 2)]:
+                            s += 1.0
+                if s > best_s:
+                    best_s, best_o = s, o
+        orients[x] = best_o
+        used[best_o >> 2] = True
+    return orients
+
+
+def greedy_state(inst, rng: np.random.Generator) -> np.ndarray:
+    """A scan-row greedy board (ties broken at random by the numpy Generator rng)."""
+    noise = rng.random(4 * inst.n * inst.m) * 0.5  # < 1: only breaks ties
+    return state_from_orients(inst, _greedy(inst, noise))
