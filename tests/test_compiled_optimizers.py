@@ -1,0 +1,122 @@
+"""Compiled optimisers keep the Objective's promises: exact budgets, exact and repeatable traces."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from core import Budget, InputError, LocalSearchFace
+from heuristics.compiled import CompiledILS, CompiledSA, HybridVLNS
+from heuristics.minimize import minimize
+from puzzles.edge_matching import local_search as ef
+from puzzles.edge_matching.eternity2 import e2_like_instance
+from puzzles.edge_matching.vlns import vlns_descent
+from puzzles.queens import Queens
+from tests.test_experiment_run import run_app
+
+SA = {"t_start": 1.0, "t_end": 0.1, "period": 50_000}
+
+
+def _face(seed: int = 11) -> LocalSearchFace:
+    """The face of a generated 6 x 7 board; a genome is the state's orients."""
+    inst, _ = e2_like_instance(6, 7, 3, 6, seed=seed)
+    return LocalSearchFace(
+        ef.propose,
+        ef.delta,
+        ef.apply,
+        ef.fitness,
+        inst,
+        start=lambda rng: ef.random_state(inst, rng),
+        genome=lambda st: st[:42].copy(),
+        repair=vlns_descent,
+    )
+
+
+def _run(optimizer, budget: Budget, seed: int = 3, face: LocalSearchFace | None = None):
+    """minimize() with the face; the fitness face is never called by a compiled optimiser."""
+    face = face or _face()
+    fitness = lambda genome: pytest.fail("the fitness face was called")  # noqa: E731
+    return minimize(fitness, Queens(4).space, optimizer, budget, seed, face=face), face
+
+
+def _true_best(result, face) -> int:
+    """The fitness, from scratch, of the best board the run recorded."""
+    return ef.fitness(face.instance, ef.state_from_orients(face.instance, result.best_genome))
+
+
+def test_chunks_give_the_same_trace_as_one_chunk():
+    """One chunk or many uneven ones: the same trace (evaluation, best) per seed; a board of that best.
+
+    (SA copies its best board lazily, so after sideways moves a chunk's end may keep another board
+    of the same best value.)
+    """
+    one, face = _run(CompiledSA(**SA, chunk=200_000), Budget(evaluations=200_000))
+    many, _ = _run(CompiledSA(**SA, chunk=7_777), Budget(evaluations=200_000))
+    assert [(e, v) for e, _, v in one.trace] == [(e, v) for e, _, v in many.trace]
+    assert _true_best(one, face) == _true_best(many, face) == many.best
+
+
+@pytest.mark.parametrize(
+    "optimizer",
+    [
+        CompiledSA(**SA, chunk=10_000),
+        CompiledILS(patience=500, kick=3),
+        HybridVLNS(**SA, every=20_000, steps=3, size=20),
+    ],
+    ids=lambda o: o.name,
+)
+def test_evaluation_budget_is_exact(optimizer):
+    """The run ends on exactly the budget; the recorded best is the true fitness of the recorded board."""
+    result, face = _run(optimizer, Budget(evaluations=123_457))
+    assert (result.evaluations, result.stop_reason) == (123_457, "evaluations")
+    assert _true_best(result, face) == result.best
+    evals = [e for e, _, _ in result.trace]
+    assert evals[0] == 1 and evals == sorted(evals) and evals[-1] <= 123_457
+
+
+def test_target_stops_on_the_improving_evaluation():
+    """With a target, the run ends on the evaluation that reached it."""
+    result, _ = _run(CompiledSA(**SA), Budget(evaluations=10**6, target=20))
+    assert result.stop_reason == "target" and result.best <= 20
+    assert result.evaluations == result.trace[-1][0]
+
+
+def test_a_puzzle_without_the_face_gets_one_line():
+    """A compiled optimiser on a fitness-only puzzle says what to use instead."""
+    queens = Queens(8)
+    with pytest.raises(InputError, match="optimizer=sa for this puzzle"):
+        minimize(queens.fitness, queens.space, CompiledSA(), Budget(evaluations=100), 0)
+
+
+def test_eternity2_runs_from_config_through_the_app(tmp_path):
+    """puzzle=eternity2 optimizer=sa_compiled: the record counts priced moves, scores out of 480."""
+    proc = run_app(
+        "puzzle=eternity2",
+        "optimizer=sa_compiled",
+        "budget.evaluations=500000",
+        "progress=false",
+        f"hydra.run.dir={tmp_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    row = pd.read_parquet(tmp_path / "run.parquet").iloc[0]
+    assert (row["puzzle"], row["optimizer"], row["evaluation_kind"]) == (
+        "eternity2",
+        "sa_compiled",
+        "priced move",
+    )
+    assert row["evaluations"] == 500_000 and row["score.matched_edges"] == 480 - row["best"]
+    assert row["puzzle.starter"] and not row["puzzle.clues"]
+
+
+def test_old_optimizers_still_count_fitness_calls_on_eternity2(tmp_path):
+    """The Python SA baseline runs on the same puzzle through its fitness face."""
+    proc = run_app(
+        "puzzle=eternity2",
+        "optimizer=sa",
+        "budget.evaluations=2000",
+        "progress=false",
+        f"hydra.run.dir={tmp_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    row = pd.read_parquet(tmp_path / "run.parquet").iloc[0]
+    assert (row["evaluation_kind"], row["evaluations"]) == ("fitness", 2000)
