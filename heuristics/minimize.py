@@ -1,6 +1,8 @@
 """The driver: one call runs one optimiser on one fitness under one budget, like pymoo's `minimize`."""
+
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import numpy as np
@@ -9,22 +11,35 @@ from core import Budget, InputError, LocalSearchFace, Optimizer, PermutationSpac
 from heuristics.objective import Objective, Stop
 
 
-def minimize(fitness: Callable[[np.ndarray], float], space: PermutationSpace,
-             optimizer: Optimizer, budget: Budget, seed: int,
-             on_progress: Callable[[Objective], None] | None = None,
-             face: LocalSearchFace | None = None) -> Result:
+def minimize(
+    fitness: Callable[[np.ndarray], float],
+    space: PermutationSpace,
+    optimizer: Optimizer,
+    budget: Budget,
+    seed: int,
+    on_progress: Callable[[Objective], None] | None = None,
+    face: LocalSearchFace | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Result:
     """Run `optimizer` on `fitness` until the budget ends it; seeded, so it reproduces.
 
-    `face`, the puzzle's local-search face if it offers one, is there for compiled optimisers.
+    `face`, the puzzle's local-search face if it offers one, is there for compiled optimisers;
+    `clock` times the budget (time.thread_time: CPU seconds, fairer on a shared machine).
     """
     if space.n < 2:
         raise InputError(f"nothing to optimise: the search space orders {space.n} item(s)")
-    objective = Objective(fitness, space, budget, on_progress=on_progress, face=face)
+    objective = Objective(fitness, space, budget, on_progress=on_progress, face=face, clock=clock)
     rng = np.random.default_rng(seed)
     try:
         optimizer.run(objective, rng)
         reason = "finished"
     except Stop as stop:
         reason = stop.reason
-    return Result(objective.best, objective.best_genome, objective.evaluations,
-                  objective.seconds, reason, objective.trace)
+    return Result(
+        objective.best,
+        objective.best_genome,
+        objective.evaluations,
+        objective.seconds,
+        reason,
+        objective.trace,
+    )
