@@ -48,8 +48,8 @@ def test_tiny_multirun_writes_the_aggregate_table(tmp_path):
         assert (tmp_path / name).is_file()
 
 
-OPTIMIZERS = ("backtrack, ga, greedy, greedy_faithful, lahc, random_search, sa, two_opt, two_opt_swap, vcopt_opt2, "
-              "vcopt_tspga")
+OPTIMIZERS = ("backtrack, ga, greedy, greedy_faithful, hybrid_vlns, ils_compiled, lahc, random_search, sa, "
+              "sa_compiled, two_opt, two_opt_swap, vcopt_opt2, vcopt_tspga")
 
 
 @pytest.mark.parametrize("overrides, line", [

@@ -272,7 +272,7 @@ def fitness(inst, st):
 
 
 @njit(inline="always")
-def _cell_cost_now(inst, st, N, x, skip):
+def cell_cost_now(inst, st, N, x, skip):
     """Unmatched joins around cell x as the board stands, leaving out the join with cell `skip`."""
     f = 0
     for k in range(4):
@@ -283,7 +283,7 @@ def _cell_cost_now(inst, st, N, x, skip):
 
 
 @njit(inline="always")
-def _cell_cost_new(inst, st, N, x, ox, other, o_other, skip):
+def cell_cost_new(inst, st, N, x, ox, other, o_other, skip):
     """Unmatched joins around cell x holding orient ox, with cell `other` holding o_other."""
     f = 0
     for k in range(4):
@@ -303,9 +303,9 @@ def delta(inst, st, mv):
     a, b, oa, ob = mv
     N = inst.n * inst.m
     if a == b:
-        return _cell_cost_new(inst, st, N, a, oa, -1, 0, -1) - _cell_cost_now(inst, st, N, a, -1)
-    before = _cell_cost_now(inst, st, N, a, -1) + _cell_cost_now(inst, st, N, b, a)
-    after = _cell_cost_new(inst, st, N, a, oa, b, ob, -1) + _cell_cost_new(inst, st, N, b, ob, a, oa, a)
+        return cell_cost_new(inst, st, N, a, oa, -1, 0, -1) - cell_cost_now(inst, st, N, a, -1)
+    before = cell_cost_now(inst, st, N, a, -1) + cell_cost_now(inst, st, N, b, a)
+    after = cell_cost_new(inst, st, N, a, oa, b, ob, -1) + cell_cost_new(inst, st, N, b, ob, a, oa, a)
     return after - before
 
 
@@ -343,7 +343,7 @@ def _focused(inst, st, rng, cells):
     N = inst.n * inst.m
     x = cells[randint(rng, cells.shape[0])]
     for _ in range(np.int64(inst.mix[8])):
-        if _cell_cost_now(inst, st, N, x, -1) > 0:
+        if cell_cost_now(inst, st, N, x, -1) > 0:
             break
         x = cells[randint(rng, cells.shape[0])]
     return x

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 from scipy.optimize import linear_sum_assignment
 
-from puzzles.edge_matching.local_search import INNER, apply, forced_rotation
+from puzzles.edge_matching.local_search import INNER, apply, cell_cost_new, cell_cost_now, forced_rotation
 
 
 @njit(cache=True)
@@ -56,14 +56,7 @@ def assignment_costs(inst, st, cells):
             for r in range(4):
                 if inst.cell_class[x] != INNER and r != forced_rotation(inst, p, x):
                     continue
-                o = 4 * p + r
-                f = 0
-                for s in range(4):
-                    y = inst.nbr[4 * x + s]
-                    if y >= 0:
-                        c = inst.rc[4 * o + s]
-                        if c != st[N + 4 * y + (s ^ 2)] or c == 0:
-                            f += 1
+                f = cell_cost_new(inst, st, N, x, 4 * p + r, -1, 0, -1)
                 if f < best:
                     best, best_r = f, r
             cost[i, j] = best
@@ -107,12 +100,7 @@ def _current_cost(inst, st, cells):
     N = inst.n * inst.m
     f = 0
     for x in cells:
-        for s in range(4):
-            y = inst.nbr[4 * x + s]
-            if y >= 0:
-                c = st[N + 4 * x + s]
-                if c != st[N + 4 * y + (s ^ 2)] or c == 0:
-                    f += 1
+        f += cell_cost_now(inst, st, N, x, -1)
     return f
 
 
