@@ -88,17 +88,22 @@ def test_a_puzzle_without_the_face_gets_one_line():
         minimize(queens.fitness, queens.space, CompiledSA(), Budget(evaluations=100), 0)
 
 
-def test_eternity2_runs_from_config_through_the_app(tmp_path):
-    """puzzle=eternity2 optimizer=sa_compiled: the record counts priced moves, scores out of 480."""
+def _eternity2_run(tmp_path, optimizer: str, evaluations: int) -> pd.Series:
+    """The record of one `puzzle=eternity2` run through the app."""
     proc = run_app(
         "puzzle=eternity2",
-        "optimizer=sa_compiled",
-        "budget.evaluations=500000",
+        f"optimizer={optimizer}",
+        f"budget.evaluations={evaluations}",
         "progress=false",
         f"hydra.run.dir={tmp_path}",
     )
     assert proc.returncode == 0, proc.stderr
-    row = pd.read_parquet(tmp_path / "run.parquet").iloc[0]
+    return pd.read_parquet(tmp_path / "run.parquet").iloc[0]
+
+
+def test_eternity2_runs_from_config_through_the_app(tmp_path):
+    """puzzle=eternity2 optimizer=sa_compiled: the record counts priced moves, scores out of 480."""
+    row = _eternity2_run(tmp_path, "sa_compiled", 500_000)
     assert (row["puzzle"], row["optimizer"], row["evaluation_kind"]) == (
         "eternity2",
         "sa_compiled",
@@ -110,13 +115,5 @@ def test_eternity2_runs_from_config_through_the_app(tmp_path):
 
 def test_old_optimizers_still_count_fitness_calls_on_eternity2(tmp_path):
     """The Python SA baseline runs on the same puzzle through its fitness face."""
-    proc = run_app(
-        "puzzle=eternity2",
-        "optimizer=sa",
-        "budget.evaluations=2000",
-        "progress=false",
-        f"hydra.run.dir={tmp_path}",
-    )
-    assert proc.returncode == 0, proc.stderr
-    row = pd.read_parquet(tmp_path / "run.parquet").iloc[0]
+    row = _eternity2_run(tmp_path, "sa", 2000)
     assert (row["evaluation_kind"], row["evaluations"]) == ("fitness", 2000)
