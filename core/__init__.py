@@ -5,6 +5,7 @@
 solver sees a cover model. Every user mistake, wherever it is found, is an `InputError`: one line
 that says what is wrong and how to fix it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ class PermutationSpace:
         """(order, orientation per item) views of a genome."""
         if not self.orientations:
             return genome, None
-        return genome[: self.n], genome[self.n:]
+        return genome[: self.n], genome[self.n :]
 
     def random(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random genome."""
@@ -179,6 +180,7 @@ class ConstructivePuzzle(Protocol):
 
 
 # Exact puzzles: an exact-cover model per case, solved by heuristics/, read back by the puzzle.
+
 
 def bitsets(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
     """Rows of item indices as bitsets, the one layout every exact solver reads.

@@ -1,4 +1,5 @@
 """Build components from config with Hydra's `instantiate`, keeping user errors to one line."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,7 +29,9 @@ def component_name(cfg: DictConfig, group: str, component: Any) -> str:
     return OmegaConf.select(cfg, f"choices.{group}") or component.name
 
 
-def config_columns(cfg: DictConfig, groups: tuple[str, ...] = ("puzzle", "optimizer", "budget")) -> dict[str, Any]:
+def config_columns(
+    cfg: DictConfig, groups: tuple[str, ...] = ("puzzle", "optimizer", "budget")
+) -> dict[str, Any]:
     """What was run, one column per setting (`puzzle.width`, `optimizer.cxpb`, ...), from the config alone."""
     columns: dict[str, Any] = {}
     for group in groups:

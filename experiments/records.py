@@ -4,6 +4,7 @@ A run directory holds `config.yaml` (resolved, enough to re-run it), `run.parque
 (one row), `trace.parquet` + `trace.csv` (one row per improvement) and pictures. `run.parquet` is
 written last, so its presence means the record is complete.
 """
+
 from __future__ import annotations
 
 import os
@@ -60,7 +61,9 @@ class RunRecord:
     @staticmethod
     def columns(*kinds: str) -> set[str]:
         """Names of the plain columns of the given kinds."""
-        return {f.name for f in fields(RunRecord) if f.metadata["kind"] in kinds and f.type != "dict[str, Any]"}
+        return {
+            f.name for f in fields(RunRecord) if f.metadata["kind"] in kinds and f.type != "dict[str, Any]"
+        }
 
     def row(self) -> dict[str, Any]:
         """The record as one flat table row."""
@@ -106,7 +109,9 @@ def write_picture(fig, path: Path) -> None:
     plt.close(fig)
 
 
-def write_record(run_dir: Path, record: RunRecord | dict, trace: pd.DataFrame | None = None) -> dict[str, Any]:
+def write_record(
+    run_dir: Path, record: RunRecord | dict, trace: pd.DataFrame | None = None
+) -> dict[str, Any]:
     """The run's row and trace; the row goes last and marks the record complete. Returns the row."""
     if trace is not None:
         write_table(trace, run_dir / TRACE)
@@ -122,5 +127,8 @@ def is_complete(run_dir: Path) -> bool:
 
 def flatten(prefix: str, params: dict[str, Any]) -> dict[str, Any]:
     """{'width': 6} -> {'puzzle.width': 6}, with nested values written as strings."""
-    return {f"{prefix}.{k}": (v if isinstance(v, (int, float, str, bool)) or v is None else str(v))
-            for k, v in params.items() if not k.startswith("_")}
+    return {
+        f"{prefix}.{k}": (v if isinstance(v, (int, float, str, bool)) or v is None else str(v))
+        for k, v in params.items()
+        if not k.startswith("_")
+    }

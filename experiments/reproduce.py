@@ -4,6 +4,7 @@ that it found the same: the same best score and the same trace (evaluation count
 Wall-clock columns are not compared. A run with a budget in seconds cannot promise the same trace on
 another machine; reproduce says so rather than reporting a false difference as a bug.
 """
+
 from __future__ import annotations
 
 import argparse

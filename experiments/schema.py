@@ -5,6 +5,7 @@ A component's base YAML (`configs/<group>/<name>.yaml`) names its class in `_tar
 `schema/<group>/<name>`, the dataclass `hydra_zen.builds` makes from that class's signature; it
 sets only what differs from the constructor's defaults. Variants extend their base YAML.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ def register(config_dir: Path = CONFIG_DIR) -> None:
     """Store every component's generated schema under schema/<group>/<name>, and the budget's."""
     store = ConfigStore.instance()
     for (group, name), target in component_targets(config_dir).items():
-        store.store(group=f"schema/{group}", name=name,
-                    node=builds(get_object(target), populate_full_signature=True))
+        store.store(
+            group=f"schema/{group}", name=name, node=builds(get_object(target), populate_full_signature=True)
+        )
     store.store(group="schema/budget", name="budget", node=BudgetConf)

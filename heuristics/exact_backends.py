@@ -7,6 +7,7 @@ primary item, "at most one" per secondary item. They live in the optional `exact
 
 An ILP solver finds one solution per solve, so enumeration adds a no-good cut after each one.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -20,8 +21,7 @@ from heuristics.exact_cover import ExactCover, bool_matrix, solution_limit
 BACKENDS = ("algorithm_x", "ilp", "cpsat")
 
 
-def solutions(problem, backend: str = "algorithm_x",
-              limit: int | None = None) -> Iterator[list[int]]:
+def solutions(problem, backend: str = "algorithm_x", limit: int | None = None) -> Iterator[list[int]]:
     """Solutions (lists of row indices, sorted) from the chosen backend, up to `limit`.
 
     `problem` is an ExactCover or a puzzle's `core.CoverModel`.
@@ -38,8 +38,7 @@ def solutions(problem, backend: str = "algorithm_x",
 def check_backend(backend: str) -> None:
     """Refuse an unknown backend in one line that names the known ones."""
     if backend not in BACKENDS:
-        raise InputError(
-            f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
+        raise InputError(f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
 
 
 def count(problem, backend: str = "algorithm_x", limit: int | None = None) -> int:
@@ -65,6 +64,7 @@ def _columns(problem: ExactCover) -> tuple[list[np.ndarray], np.ndarray]:
 def _import(module: str, backend: str):
     """Import an optional dependency, or say in one line how to install it."""
     import importlib
+
     try:
         return importlib.import_module(module)
     except ImportError:

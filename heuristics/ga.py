@@ -4,6 +4,7 @@ Order genes: ordered (OX) or partially matched (PMX) crossover and shuffle-index
 Orientation genes (one per item, where the space has them): uniform crossover and uniform-int
 mutation. Tournament selection; the `elite` best survive unchanged.
 """
+
 from __future__ import annotations
 
 import random
@@ -61,15 +62,23 @@ class GA:
 
     name = "ga"
 
-    def __init__(self, pop_size: int = 50, cxpb: float = 0.8, mutpb: float = 0.5,
-                 indpb: float = 0.2, orient_indpb: float = 0.1, tournsize: int = 3,
-                 elite: int = 2, crossover: str = "ordered"):
+    def __init__(
+        self,
+        pop_size: int = 50,
+        cxpb: float = 0.8,
+        mutpb: float = 0.5,
+        indpb: float = 0.2,
+        orient_indpb: float = 0.1,
+        tournsize: int = 3,
+        elite: int = 2,
+        crossover: str = "ordered",
+    ):
         if crossover not in CROSSOVERS:
-            raise InputError(
-                f"optimizer.crossover must be one of {sorted(CROSSOVERS)}, got {crossover!r}")
+            raise InputError(f"optimizer.crossover must be one of {sorted(CROSSOVERS)}, got {crossover!r}")
         if pop_size < 2 or not 0 <= elite < pop_size:
             raise InputError(
-                f"optimizer.pop_size must be >= 2 and 0 <= elite < pop_size, got {pop_size}, {elite}")
+                f"optimizer.pop_size must be >= 2 and 0 <= elite < pop_size, got {pop_size}, {elite}"
+            )
         if tournsize < 1:
             raise InputError(f"optimizer.tournsize must be >= 1, got {tournsize}")
         for name, p in (("cxpb", cxpb), ("mutpb", mutpb), ("indpb", indpb), ("orient_indpb", orient_indpb)):
@@ -102,7 +111,8 @@ class GA:
         self.evaluate(objective, population)
         while True:
             elite = tools.selBest(population, self.elite)  # varAnd varies clones, so these stay intact
-            offspring = algorithms.varAnd(tb.select(population, self.pop_size - self.elite), tb,
-                                          self.cxpb, self.mutpb)
+            offspring = algorithms.varAnd(
+                tb.select(population, self.pop_size - self.elite), tb, self.cxpb, self.mutpb
+            )
             self.evaluate(objective, offspring)
             population = elite + offspring

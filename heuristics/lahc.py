@@ -1,5 +1,6 @@
 """Late acceptance hill climbing (Burke & Bykov, 2017): one setting, and a worked example of adding
 an optimiser (this module and configs/optimizer/lahc.yaml are all it takes)."""
+
 from __future__ import annotations
 
 import numpy as np

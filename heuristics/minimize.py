@@ -1,4 +1,5 @@
 """The driver: one call runs one optimiser on one fitness under one budget, like pymoo's `minimize`."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -9,9 +10,14 @@ from core import Budget, InputError, Optimizer, PermutationSpace, Result
 from heuristics.objective import Objective, Stop
 
 
-def minimize(fitness: Callable[[np.ndarray], float], space: PermutationSpace,
-             optimizer: Optimizer, budget: Budget, seed: int,
-             on_progress: Callable[[Objective], None] | None = None) -> Result:
+def minimize(
+    fitness: Callable[[np.ndarray], float],
+    space: PermutationSpace,
+    optimizer: Optimizer,
+    budget: Budget,
+    seed: int,
+    on_progress: Callable[[Objective], None] | None = None,
+) -> Result:
     """Run `optimizer` on `fitness` until the budget ends it; seeded, so it reproduces."""
     if space.n < 2:
         raise InputError(f"nothing to optimise: the search space orders {space.n} item(s)")
@@ -22,5 +28,11 @@ def minimize(fitness: Callable[[np.ndarray], float], space: PermutationSpace,
         reason = "finished"
     except Stop as stop:
         reason = stop.reason
-    return Result(objective.best, objective.best_genome, objective.evaluations,
-                  objective.seconds, reason, objective.trace)
+    return Result(
+        objective.best,
+        objective.best_genome,
+        objective.evaluations,
+        objective.seconds,
+        reason,
+        objective.trace,
+    )

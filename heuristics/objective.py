@@ -3,6 +3,7 @@
 It counts evaluations, keeps the best-so-far trace and ends the run on a budget, so optimisers
 stay plain loops: they call the objective until it raises `Stop`.
 """
+
 from __future__ import annotations
 
 import math

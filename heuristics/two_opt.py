@@ -1,4 +1,5 @@
 """2-opt local search over permutations, restarted at random until the budget is spent."""
+
 from __future__ import annotations
 
 import itertools

@@ -3,6 +3,7 @@
 It rebuilds each piece's allowed images with numpy's rot90/flip on 0/1 arrays (not the signed
 permutation matrices of puzzles.pieces) and checks a solution cell by cell.
 """
+
 from __future__ import annotations
 
 import functools

@@ -1,4 +1,5 @@
 """Neighbourhood moves: every move makes a different genome of the same space."""
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
