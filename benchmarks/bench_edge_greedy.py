@@ -27,11 +27,11 @@ import time
 import numpy as np
 from joblib import Parallel, delayed
 
-from tests import seed_greedy_plain as seed
 from benchmarks.timing import compare, fmt, report
 from experiments.tasks.colour_sweep import greedy_point, seed_colours
 from heuristics.edge_greedy import greedy
 from puzzles.edge_matching import turn_table
+from tests import seed_greedy_plain as seed
 
 SIZES = (13, 15)
 PLAIN, FAITHFUL, CORRECTED = "plain seed code", "project, seed-faithful", "project, corrected"

@@ -11,9 +11,9 @@ import argparse
 
 import numpy as np
 
-from tests.seed_pentomino import bl_score, seed_pieces
 from benchmarks.timing import compare, report, score_all
 from puzzles.pentomino import PentominoStrip
+from tests.seed_pentomino import bl_score, seed_pieces
 
 SEED, OURS, FREE = "seed decoder (numpy)", "project decoder (numba)", "project decoder, free orientations"
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from tests.seed_pentomino import bl_score, seed_pieces
 from benchmarks.timing import compare, report
 from core import Budget, Result
 from heuristics.ga import GA
 from heuristics.minimize import minimize
 from heuristics.vcopt_baselines import VcoptTspGA
 from puzzles.pentomino import PentominoStrip
+from tests.seed_pentomino import bl_score, seed_pieces
 
 GA_SIDE, FAIR, SEED = (
     "project GA (project decoder)",

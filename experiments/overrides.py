@@ -60,7 +60,7 @@ def settings_of(path: str, overrides: list[str]) -> str:
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("config", overrides=choices)
     node = OmegaConf.select(cfg, path) if path else cfg
-    keys = [k for k in node.keys() if not str(k).startswith("_")] if node is not None else []
+    keys = [k for k in node if not str(k).startswith("_")] if node is not None else []
     return ", ".join(map(str, keys))
 
 

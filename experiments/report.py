@@ -13,8 +13,8 @@ import pandas as pd
 
 from experiments import plots
 from experiments.gather import gather_runs, gather_traces, group_keys
-from experiments.run import setup
 from experiments.records import atomic_write, write_picture, write_table
+from experiments.run import setup
 from experiments.stats import COMPARISON_COLUMNS, evaluations_to_optimum, pairwise, summarise
 
 
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         out = report(args.dirs, args.out)
     except FileNotFoundError as err:
-        raise SystemExit(f"error: {err}")
+        raise SystemExit(f"error: {err}") from None
     print(f"report written to {out / 'report.md'}")
 
 

@@ -11,7 +11,7 @@ An ILP solver finds one solution per solve, so enumeration adds a no-good cut af
 from __future__ import annotations
 
 import warnings
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

@@ -24,7 +24,7 @@ solutions at a time.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import numba
 import numpy as np
@@ -312,7 +312,7 @@ class ExactCover:
         primary: np.ndarray,
         rule: str = "first",
         regions: Regions | None = None,
-    ) -> "ExactCover":
+    ) -> ExactCover:
         """A problem given as bitsets directly: (R, W) uint64 rows and a (W,) primary mask."""
         self = cls.__new__(cls)
         self._setup(
@@ -325,7 +325,7 @@ class ExactCover:
         return self
 
     @classmethod
-    def from_model(cls, model: CoverModel) -> "ExactCover":
+    def from_model(cls, model: CoverModel) -> ExactCover:
         """A problem from a puzzle's cover model."""
         return cls.from_masks(model.masks, model.n_items, model.primary, model.rule, model.regions)
 

@@ -12,8 +12,8 @@ import random
 import numpy as np
 from deap import algorithms, base, creator, tools
 
-from heuristics.objective import Objective
 from core import InputError, PermutationSpace
+from heuristics.objective import Objective
 
 # DEAP's classes live at module level so that runs can be pickled to launcher workers.
 if not hasattr(creator, "FitnessMin"):

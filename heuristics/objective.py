@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -37,7 +37,7 @@ class Objective:
     space: PermutationSpace
     budget: Budget
     clock: Callable[[], float] = time.perf_counter
-    on_progress: Callable[["Objective"], None] | None = None  # called every PROGRESS_EVERY evaluations
+    on_progress: Callable[[Objective], None] | None = None  # called every PROGRESS_EVERY evaluations
     evaluations: int = 0
     best: float = math.inf
     best_genome: np.ndarray | None = None

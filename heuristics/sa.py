@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
+from core import InputError
 from heuristics.moves import random_move
 from heuristics.objective import Objective
-from core import InputError
 
 MOVES = ("swap", "insert", "reversal")
 

@@ -6,9 +6,9 @@ import itertools
 
 import numpy as np
 
+from core import InputError
 from heuristics.moves import reorient, reverse, swap
 from heuristics.objective import Objective
-from core import InputError
 
 
 class TwoOpt:

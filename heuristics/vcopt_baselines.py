@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from vcopt import vcopt
 
-from heuristics.objective import Objective
 from core import InputError, PermutationSpace
+from heuristics.objective import Objective
 
 
 class TokenEncoding:

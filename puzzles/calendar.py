@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import calendar as _cal
 import datetime as dt
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 

@@ -13,9 +13,9 @@ Identical copies of a piece are separate items, so solutions count copies as dis
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 

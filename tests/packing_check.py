@@ -31,7 +31,7 @@ def images(cells, mirror: bool) -> set:
     return _images(tuple(tuple(int(v) for v in c) for c in cells), mirror)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _images(cells: tuple, mirror: bool) -> frozenset:
     """images(), cached per piece."""
     start = _grid(cells)

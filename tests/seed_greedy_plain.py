@@ -240,7 +240,7 @@ def index_sorting(n, estimate, remains):
                 max_index = number.index(max(number))
                 if len(number) == 1:
                     break
-        if (judge(n, index) == (4 or 5 or 6 or 7) and (0 not in remains[max_index])) == True:  # noqa: E712
+        if (judge(n, index) == (4 or 5 or 6 or 7) and (0 not in remains[max_index])) == True:
             while 0 not in remains[max_index]:
                 number.pop(max_index)
                 max_index = number.index(max(number))

@@ -3,9 +3,9 @@ import random
 import numpy as np
 import pytest
 
-from tests import seed_greedy_plain as seed
 from heuristics.edge_greedy import _faithful_choice, _targets, greedy
 from puzzles.edge_matching import EdgeMatching, Layout, turn_table
+from tests import seed_greedy_plain as seed
 
 # A 3x3 case worked by hand, with the seed's rules (centre given). Corners and centre carry one
 # colour; the bottom edge piece is replaced by X, a piece that fits nowhere.

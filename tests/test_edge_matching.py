@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.seed_greedy_plain import check as seed_check
+from core import InputError
 from puzzles.edge_matching import (
     EdgeMatching,
     Layout,
@@ -19,7 +19,7 @@ from puzzles.edge_matching import (
     write_piece_file,
 )
 from puzzles.edge_matching.pictures import bad_sides
-from core import InputError
+from tests.seed_greedy_plain import check as seed_check
 
 # A 3x3 board worked out by hand, pieces [left, top, right, bottom] in their home cells 0..8.
 # Inner edges: rows h = (1, 2), (3, 1), (2, 3); columns v = (2, 3, 1), (1, 2, 3).

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 from itertools import permutations
 
-from tests.test_experiment_run import run_app
+import numpy as np
+import pandas as pd
+
 from puzzles.queens import Queens
+from tests.test_experiment_run import run_app
 
 
 def test_queens_fitness_counts_diagonal_pairs():

@@ -31,7 +31,7 @@ def owners(cube):
 
 def test_pieces_have_the_seeds_positions(model):
     """The seed found 288 placements of Z, 432 of J and 27 of Q (24 rotations, no mirrors)."""
-    placements = {name: 0 for name in COPIES}
+    placements = dict.fromkeys(COPIES, 0)
     for pl in model.placements:
         placements[model.pieces[pl.piece].name] += 1
     assert {n: placements[n] // COPIES[n] for n in COPIES} == {"Z": 288, "J": 432, "Q": 27}

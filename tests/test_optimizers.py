@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
+from core import Budget, InputError
 from heuristics.ga import GA
 from heuristics.minimize import minimize
-from core import Budget, InputError
 from heuristics.random_search import RandomSearch
 from heuristics.sa import SimulatedAnnealing
 from heuristics.two_opt import TwoOpt

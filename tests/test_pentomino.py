@@ -3,10 +3,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.seed_pentomino import bl_score, bottom_left, seed_pieces
 from core import InputError
 from puzzles.pentomino import PentominoStrip
 from puzzles.pieces import normalise
+from tests.seed_pentomino import bl_score, bottom_left, seed_pieces
 
 FIXED, FREE = PentominoStrip(), PentominoStrip(orientations="free")
 

@@ -127,7 +127,7 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
         )
     columns = parse_order(order, "order option") if order is not None else parse_order(*stated)
     sides = np.array(rows, dtype=np.int64).reshape(-1, 4)[:, list(columns)]
-    if len(sides) and not (0 <= sides.min() and sides.max() <= MAX_COLOUR):
+    if len(sides) and not (sides.min() >= 0 and sides.max() <= MAX_COLOUR):
         raise InputError(
             f"{path.name}: colours must be 0 (the border) to {MAX_COLOUR}, "
             f"found {sides.min()} .. {sides.max()}"
