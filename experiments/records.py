@@ -12,17 +12,20 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RUN, TRACE, CONFIG = "run.parquet", "trace.parquet", "config.yaml"
 TRACE_COLUMNS = ("evaluations", "seconds", "best")
 GATHERED = ("run_dir", "run_id")  # added when runs are gathered: where a row came from
 
 
-def _kind(kind: str, default=None) -> Any:
+def _kind(kind: str, default: Any = None) -> Any:
     """A record field of one kind: "what" was run, an "outcome", or "timing" (depends on the machine)."""
     return field(default=default, metadata={"kind": kind})
 
@@ -102,7 +105,7 @@ def write_config(cfg: DictConfig, run_dir: Path) -> None:
     atomic_write(run_dir / CONFIG, lambda tmp: tmp.write_text(text))
 
 
-def write_picture(fig, path: Path) -> None:
+def write_picture(fig: Figure, path: Path) -> None:
     """Save and close a matplotlib figure."""
     import matplotlib.pyplot as plt
 

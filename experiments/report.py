@@ -128,7 +128,8 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
         return out
     keys = group_keys(ok)
     summary = summarise(ok, keys)
-    compared, metrics = ok, ("best",)
+    compared = ok
+    metrics: tuple[str, ...] = ("best",)
     if "success" in ok and ok["known_optimum"].notna().all():
         compared = ok.assign(evaluations_to_optimum=evaluations_to_optimum(ok))
         metrics = ("best", "evaluations_to_optimum")

@@ -28,7 +28,7 @@ from experiments.schema import register
 GROUPS = ("puzzle", "optimizer", "task")
 
 
-def run_subdir(varying: str, seed) -> str:
+def run_subdir(varying: str, seed: int) -> str:
     """A sweep run's directory: what varies, then the seed (e.g. optimizer=ga/seed=3)."""
     return f"{varying}/seed={seed}" if varying else f"seed={seed}"
 
@@ -69,7 +69,8 @@ def failure(cfg: DictConfig, error: BaseException) -> RunRecord:
 def run_task(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     """Build the configured task and run it: it writes the run's record and returns its row."""
     check_seed(cfg)
-    return build(cfg.task, "task")(cfg, run_dir)
+    row: dict[str, Any] = build(cfg.task, "task")(cfg, run_dir)
+    return row
 
 
 def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:

@@ -14,7 +14,9 @@ from pathlib import Path
 from hydra.core.config_store import ConfigStore
 from hydra.utils import get_object
 from hydra_zen import builds
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
+
+from core import InputError
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 GROUPS = ("puzzle", "optimizer", "task")
@@ -35,7 +37,10 @@ def component_targets(config_dir: Path = CONFIG_DIR) -> dict[tuple[str, str], st
     found = {}
     for group in GROUPS:
         for path in sorted((config_dir / group).glob("*.yaml")):
-            target = OmegaConf.load(path).get("_target_")
+            node = OmegaConf.load(path)
+            if not isinstance(node, DictConfig):
+                raise InputError(f"{path}: a component config must be a mapping, found a list")
+            target = node.get("_target_")
             if target:
                 found[group, path.stem] = target
     return found

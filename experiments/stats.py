@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 COMPARISON_COLUMNS = (
     "metric",
@@ -60,17 +61,17 @@ def summarise(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def a12(x, y) -> float:
+def a12(x: ArrayLike, y: ArrayLike) -> float:
     """Vargha-Delaney A12: the probability that a value drawn from x exceeds one from y (ties half).
 
     For scores to minimise, a12(y, x) is the probability that x beats y; 0.5 means no effect, and
     Vargha and Delaney call |A - 0.5| >= 0.06, 0.14, 0.21 small, medium and large.
     """
-    x, y = np.asarray(x, float)[:, None], np.asarray(y, float)[None, :]
-    return float(((x > y).sum() + 0.5 * (x == y).sum()) / (x.size * y.size))
+    xs, ys = np.asarray(x, float)[:, None], np.asarray(y, float)[None, :]
+    return float(((xs > ys).sum() + 0.5 * (xs == ys).sum()) / (xs.size * ys.size))
 
 
-def holm(pvalues) -> np.ndarray:
+def holm(pvalues: ArrayLike) -> np.ndarray:
     """Holm's step-down adjustment of p-values for multiple comparisons (family-wise error)."""
     p = np.asarray(pvalues, float)
     order = np.argsort(p)
@@ -83,7 +84,9 @@ def holm(pvalues) -> np.ndarray:
     return adjusted
 
 
-def paired_samples(a: pd.DataFrame, b: pd.DataFrame, instance: list[str], metric: str = "best"):
+def paired_samples(
+    a: pd.DataFrame, b: pd.DataFrame, instance: list[str], metric: str = "best"
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Aligned values of a and b on the same instances, or None when runs don't pair up."""
     if not instance:
         return None

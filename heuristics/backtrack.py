@@ -266,7 +266,7 @@ class Backtrack(BoardBuilder):
         """An optimal board, checked (each piece once, pre-placed pieces kept)."""
         puzzle = self._require(puzzle)
         result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes)
-        if result.piece is None:
+        if result.piece is None or result.rotation is None:
             raise InputError(
                 f"optimizer=backtrack gave up after {result.nodes:,} nodes (the optimum is at least "
                 f"{result.lower_bound} unmatched edges); raise optimizer.max_nodes or use a smaller board"

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +63,7 @@ def _columns(problem: ExactCover) -> tuple[list[np.ndarray], np.ndarray]:
     return [np.flatnonzero(bits[:, i]) for i in range(problem.n_items)], primary
 
 
-def _import(module: str, backend: str):
+def _import(module: str, backend: str) -> ModuleType:
     """Import an optional dependency, or say in one line how to install it."""
     import importlib
 
@@ -106,7 +108,8 @@ def _binary(pulp, model, name: str):
 
 def _cpsat_solutions(problem: ExactCover, limit: int) -> list[list[int]]:
     """Enumerate every solution with CP-SAT's solution callback (seed 004)."""
-    cp_model = _import("ortools.sat.python.cp_model", "cpsat")
+    # imported by name, so mypy cannot see its classes; Any lets Collect subclass its callback class
+    cp_model: Any = _import("ortools.sat.python.cp_model", "cpsat")
     model = cp_model.CpModel()
     x = [model.NewBoolVar(f"x{r}") for r in range(len(problem.masks))]
     columns, primary = _columns(problem)

@@ -25,6 +25,7 @@ solutions at a time.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Literal, overload
 
 import numba
 import numpy as np
@@ -230,14 +231,14 @@ def _search(
 
 def masks_from_rows(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
     """Rows as lists of item indices -> one bitset per row, after checking every item is valid."""
-    rows = [list(r) for r in rows]
-    for i, row in enumerate(rows):
+    lists = [list(r) for r in rows]
+    for i, row in enumerate(lists):
         if len(set(row)) != len(row):
             raise InputError(f"exact cover: row {i} lists an item twice: {row}")
         for item in row:
             if not 0 <= item < n_items:
                 raise InputError(f"exact cover: row {i} has item {item}, outside 0..{n_items - 1}")
-    return bitsets(rows, n_items)
+    return bitsets(lists, n_items)
 
 
 def bool_matrix(masks: np.ndarray) -> np.ndarray:
@@ -349,6 +350,12 @@ class ExactCover:
         self.listed = np.ascontiguousarray(masks[self.rows])
         self.region = region_spec(regions)
         self.depth = int(is_primary.sum()) + 1
+
+    @overload
+    def _run(self, budget: int, store: Literal[True], batch: int) -> Iterator[np.ndarray]: ...
+
+    @overload
+    def _run(self, budget: int, store: Literal[False], batch: int) -> Iterator[int]: ...
 
     def _run(self, budget: int, store: bool, batch: int) -> Iterator[np.ndarray | int]:
         """Drive the resumable compiled search; yields solution arrays, or counts if not store."""

@@ -8,6 +8,8 @@ mutation. Tournament selection; the `elite` best survive unchanged.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from deap import algorithms, base, creator, tools
@@ -21,10 +23,15 @@ if not hasattr(creator, "FitnessMin"):
 if not hasattr(creator, "Individual"):
     creator.create("Individual", list, fitness=creator.FitnessMin)
 
+# creator.Individual, made at import: a list of genes with a DEAP `fitness` attribute.
+Individual = Any
+
 CROSSOVERS = {"ordered": tools.cxOrdered, "pmx": tools.cxPartialyMatched}
 
 
-def mate(a, b, space: PermutationSpace, order_cx):
+def mate(
+    a: list[int], b: list[int], space: PermutationSpace, order_cx: Callable[[list[int], list[int]], object]
+) -> tuple[list[int], list[int]]:
     """Cross the order genes with `order_cx` and the orientation genes uniformly."""
     n = space.n
     oa, ob = a[:n], b[:n]
@@ -37,7 +44,7 @@ def mate(a, b, space: PermutationSpace, order_cx):
     return a, b
 
 
-def mutate(ind, space: PermutationSpace, indpb: float, orient_indpb: float):
+def mutate(ind: list[int], space: PermutationSpace, indpb: float, orient_indpb: float) -> tuple[list[int]]:
     """Shuffle-indexes on the order genes; redraw orientation genes with their own rate."""
     n = space.n
     order = ind[:n]
@@ -50,7 +57,7 @@ def mutate(ind, space: PermutationSpace, indpb: float, orient_indpb: float):
     return (ind,)
 
 
-def clone(ind):
+def clone(ind: Individual) -> Individual:
     """A cheap copy (DEAP's default deep-copies, which dominates run time on small genomes)."""
     copy = creator.Individual(ind)
     copy.fitness.values = ind.fitness.values
@@ -98,7 +105,7 @@ class GA:
         return tb
 
     @staticmethod
-    def evaluate(objective: Objective, population) -> None:
+    def evaluate(objective: Objective, population: list[Individual]) -> None:
         """Score every individual whose fitness is stale."""
         for ind in population:
             if not ind.fitness.valid:

@@ -43,14 +43,14 @@ class Objective:
     best_genome: np.ndarray | None = None
     trace: list[tuple[int, float, float]] = field(default_factory=list)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.started = self.clock()
 
     @property
     def seconds(self) -> float:
         return self.clock() - self.started
 
-    def __call__(self, genome) -> float:
+    def __call__(self, genome: np.ndarray) -> float:
         """Score a genome; raise Stop instead of going over the budget."""
         budget = self.budget
         if budget.evaluations is not None and self.evaluations >= budget.evaluations:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from core import InputError
+from core import InputError, PermutationSpace
 from heuristics.moves import random_move
 from heuristics.objective import Objective
 
@@ -27,7 +27,7 @@ class SimulatedAnnealing:
         t0: float = 5.0,
         alpha: float = 0.999,
         t_min: float = 0.05,
-        moves: dict | None = None,
+        moves: dict[str, float] | None = None,
         orientation_rate: float = 0.3,
     ):
         weights = dict(moves or {"swap": 1.0, "insert": 1.0, "reversal": 1.0})
@@ -48,7 +48,7 @@ class SimulatedAnnealing:
         self.cumulative = np.cumsum([weights[k] / total for k in self.kinds])
         self.orientation_rate = orientation_rate
 
-    def step_kind(self, space, rng: np.random.Generator) -> str:
+    def step_kind(self, space: PermutationSpace, rng: np.random.Generator) -> str:
         """Which move to try next."""
         if space.oriented and rng.random() < self.orientation_rate:
             return "orientation"

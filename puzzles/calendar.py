@@ -153,10 +153,17 @@ class Calendar:
 
     def open_cells(self, day: Day) -> list[int]:
         """The board cells a date leaves uncovered."""
-        if self.weekdays and day.weekday is None:
-            raise InputError("the weekday board needs a weekday: give a full date (YYYY-MM-DD) or a weekday")
+        self.weekday_name(day)  # the weekday board needs a weekday
         labels = day.labels() if self.weekdays else day.labels()[:2]
         return [self.labels.index(t) for t in labels]
+
+    def weekday_name(self, day: Day) -> str | None:
+        """The date's weekday on the weekday board, which needs one; None on the classic board."""
+        if not self.weekdays:
+            return None
+        if day.weekday is None:
+            raise InputError("the weekday board needs a weekday: give a full date (YYYY-MM-DD) or a weekday")
+        return WEEKDAYS[day.weekday]
 
     def cover(self, day: Day) -> CoverModel:
         """The exact-cover model of one date, for a solver in heuristics/."""
@@ -171,7 +178,7 @@ class Calendar:
     def case(self, day: Day) -> dict[str, Any]:
         """A date as a case key: month and day, and the weekday's name on the weekday board."""
         key = {"month": day.month, "day": day.day}
-        return {**key, "weekday": WEEKDAYS[day.weekday]} if self.weekdays else key
+        return {**key, "weekday": self.weekday_name(day)} if self.weekdays else key
 
     def cases(self) -> list[dict[str, Any]]:
         return [self.case(day) for day in self.days]
@@ -206,7 +213,7 @@ class Calendar:
         figures = {
             "month": day.month,
             "day": day.day,
-            "weekday": WEEKDAYS[day.weekday] if self.weekdays else None,
+            "weekday": self.weekday_name(day),
             "solutions": total,
             "solved": solved,
         }

@@ -162,7 +162,7 @@ class Packing:
         """The bitset of the piece items."""
         return bitsets([range(self.n_slots, self.n_items)], self.n_items)[0]
 
-    def owners(self, solution: Sequence[int], model: CoverModel | None = None) -> np.ndarray:
+    def owners(self, solution: Sequence[int] | np.ndarray, model: CoverModel | None = None) -> np.ndarray:
         """Which piece covers each board cell (-1 where none does), from a solution's placement
         indices, or from its row indices in `model`."""
         if model is not None:
@@ -172,7 +172,7 @@ class Packing:
             owner[self.placements[i].cells] = self.placements[i].piece
         return owner
 
-    def owner_table(self, solutions: Sequence[Sequence[int]]) -> np.ndarray:
+    def owner_table(self, solutions: Sequence[Sequence[int] | np.ndarray]) -> np.ndarray:
         """Many solutions (placement indices each) as one row of cell owners each: (S, cells)."""
         owners = [self.owners(s) for s in solutions]
         return np.array(owners, dtype=np.int64).reshape(len(owners), self.n_cells)
@@ -208,7 +208,7 @@ class Packing:
     @cached_property
     def kinds(self) -> np.ndarray:
         """A kind number per piece: copies of one shape share it."""
-        names = {}
+        names: dict[str, int] = {}
         return np.array([names.setdefault(p.name, len(names)) for p in self.pieces])
 
     def canonical(
@@ -220,12 +220,12 @@ class Packing:
         owners = np.atleast_2d(owners)
         perms = self.symmetry_perms if mirrors is None else self.symmetries_of(mirrors)
         perms = perms if symmetric else perms[:1]
-        codes = []
+        relabelled = []
         for perm in perms:
             moved = np.empty_like(owners)
             moved[:, perm] = owners
-            codes.append(_relabel(moved, self.kinds))
-        codes = np.stack(codes)  # (G, S, n)
+            relabelled.append(_relabel(moved, self.kinds))
+        codes = np.stack(relabelled)  # (G, S, n)
         best = codes[0]
         for c in codes[1:]:
             best = _lexmin(best, c)

@@ -99,7 +99,8 @@ def _parse_block(lines: list[tuple[int, str]], source: str) -> Piece:
     parts = header.split()
     if len(parts) != 2 or not parts[0].isdigit():
         raise InputError(f"{source}:{lineno}: expected a piece header '<id> <name>', got {header!r}")
-    layers, current = [], []
+    layers: list[list[str]] = []
+    current: list[str] = []
     for n, text in lines[1:]:
         if text == LAYER_BREAK:
             layers.append(current)
@@ -130,7 +131,8 @@ def _parse_block(lines: list[tuple[int, str]], source: str) -> Piece:
 
 def parse_pieces(text: str, source: str = "<text>") -> list[Piece]:
     """Pieces from the ASCII-art format described in puzzles/data/pentominoes.txt."""
-    blocks, current = [], []
+    blocks: list[list[tuple[int, str]]] = []
+    current: list[tuple[int, str]] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if line.startswith("# ") or line == "#" and not current:

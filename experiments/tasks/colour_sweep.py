@@ -27,7 +27,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from core import ConstructiveSolver, InputError, Optimizer
-from experiments.build import build, component_name, config_columns, make_budget
+from experiments.build import build, component_name, config_columns, make_budget, settings
 from experiments.records import RunRecord, write_picture, write_record, write_table
 from heuristics.edge_greedy import Greedy
 from heuristics.minimize import minimize
@@ -46,7 +46,8 @@ COLUMNS = [
     "seconds",
 ]
 
-FINISHED = {"evaluations": None, "stop_reason": "finished"}  # a constructive solver's cost: no budget
+# a constructive solver's cost: no budget
+FINISHED: dict[str, int | str | None] = {"evaluations": None, "stop_reason": "finished"}
 
 
 def seed_colours(n: int, points: int | None = None) -> list[int]:
@@ -126,7 +127,7 @@ class ColourSweep:
         colours: list[int] | None = None,
         points: int | None = None,
         optimizer_points: int = 16,
-        pictures: list[int] = (),
+        pictures: tuple[int, ...] = (),
     ):
         for key, value in (("points", points), ("optimizer_points", optimizer_points)):
             if value is not None and value < 2:
@@ -146,7 +147,7 @@ class ColourSweep:
         optimizer = build(cfg.optimizer, "optimizer")
         budgeted = not hasattr(optimizer, "solve")  # a metaheuristic: each point is a run under the budget
         solver = UnderBudget(optimizer, cfg.budget, int(cfg.seed)) if budgeted else optimizer
-        base = OmegaConf.to_container(cfg.puzzle, resolve=True)
+        base = settings(cfg.puzzle, "puzzle")
         counts = self.counts(base, budgeted)
         warm_up(solver, build(OmegaConf.create({**base, "colours": counts[0]}), "puzzle"))
         rows, start, name = [], time.perf_counter(), component_name(cfg, "optimizer", solver)

@@ -62,7 +62,7 @@ class Exact:
         start = time.perf_counter()
         if puzzle.needs_solutions:
             found = list(exact_backends.solutions(model, self.backend, self.limit))
-            count = len(found)
+            count: int | None = len(found)
         else:
             found = list(exact_backends.solutions(model, self.backend, self.draw)) if self.draw else []
             count = exact_backends.count(model, self.backend, self.limit) if self.count else None
@@ -113,7 +113,8 @@ def write_file(path: Path, content: Any) -> None:
     if path.suffix == ".parquet":
         write_table(content, path)
     elif path.suffix == ".html":
-        write_html(*content, path)
+        title, table = content
+        write_html(title, table, path)
     else:
         write_picture(content, path)
 

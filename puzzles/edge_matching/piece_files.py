@@ -63,8 +63,9 @@ class PieceList:
 def parse_order(text: str, where: str = "order") -> tuple[int, ...]:
     """Column positions, in the file, of [left, top, right, bottom]; a clear error if not a permutation."""
     names = [w for w in _SPLIT.split(text.strip().lower()) if w]
-    sides = [_ALIASES.get(w) for w in names]
-    if None in sides or sorted(sides) != sorted(SEED_ORDER):
+    found = [_ALIASES.get(w) for w in names]
+    sides = [side for side in found if side is not None]
+    if len(sides) < len(found) or sorted(sides) != sorted(SEED_ORDER):
         raise InputError(
             f"{where}: {text.strip()!r} is not an edge order; name the four sides once each, "
             f"e.g. 'left top right bottom' or 'top right bottom left'"
@@ -108,7 +109,10 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
         raise InputError(
             f"piece file {str(path)!r} not found; give puzzle.pieces_file a path to a piece list"
         )
-    rows, hints, size, stated = [], [], None, None
+    rows: list[list[int]] = []
+    hints: list[tuple[int, int, int, int]] = []
+    size: int | None = None
+    stated: tuple[str, str] | None = None
     for k, line in enumerate(path.read_text().splitlines(), start=1):
         where = f"{path.name} line {k}"
         head = _header(line)
@@ -117,15 +121,19 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
         elif head and head[0] == "size":
             size = _ints(head[1], 1, where, "the board side n")[0]
         elif head:
-            hints.append(tuple(_ints(head[1], 4, where, "row col piece rotation")))
+            row, col, piece, rotation = _ints(head[1], 4, where, "row col piece rotation")
+            hints.append((row, col, piece, rotation))
         elif line.strip() and not line.lstrip().startswith("#"):
             rows.append(_ints(line, 4, where, "four colours of one piece"))
-    if order is None and stated is None:
+    if order is not None:
+        columns = parse_order(order, "order option")
+    elif stated is not None:
+        columns = parse_order(*stated)
+    else:
         raise InputError(
             f"{path.name}: the edge order is not stated; add a line '# order: left top right bottom' "
             "(or the file's order) or pass the order option"
         )
-    columns = parse_order(order, "order option") if order is not None else parse_order(*stated)
     sides = np.array(rows, dtype=np.int64).reshape(-1, 4)[:, list(columns)]
     if len(sides) and not (sides.min() >= 0 and sides.max() <= MAX_COLOUR):
         raise InputError(

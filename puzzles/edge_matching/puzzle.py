@@ -51,7 +51,11 @@ def _preplaced_rows(hints, instance: Instance, fix_centre: bool) -> list[tuple[i
         )
     explicit = [tuple(h) for h in hints if len(h) == 4]
     check_hints(explicit, n, len(instance.sides), "puzzle.hints")
-    rows = [(r * n + c, int(known.piece[r * n + c]), int(known.rotation[r * n + c])) for r, c in spots]
+    rows = (  # spots need a known solution (checked above), so without one there are none
+        [(r * n + c, int(known.piece[r * n + c]), int(known.rotation[r * n + c])) for r, c in spots]
+        if known is not None
+        else []
+    )
     return rows + [(r * n + c, p, t) for r, c, p, t in explicit + list(instance.file_hints)]
 
 
@@ -102,7 +106,7 @@ class EdgeMatching:
         instance_seed: int = 0,
         rotations: bool = False,
         fix_centre: bool = True,
-        hints: list[list[int]] = (),
+        hints: tuple[list[int], ...] = (),
         pieces_file: str | None = None,
         order: str | None = None,
     ):
