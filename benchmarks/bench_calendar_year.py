@@ -9,6 +9,7 @@ end-to-end line alone builds its models inside it.
 
     python -m benchmarks.bench_calendar_year [--cpsat-dates 5] [--board classic] [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,15 +54,27 @@ def main() -> None:
     print(f"{len(days)} dates, {total} solutions in all")
 
     print("count (each side one counting search per date):")
-    counts = compare({PACKAGE: lambda: sum(package.count(m) for m in matrices),
-                      ENGINE: lambda: sum(e.count() for e in engines)}, repeats=args.repeats, warmup=0)
+    counts = compare(
+        {
+            PACKAGE: lambda: sum(package.count(m) for m in matrices),
+            ENGINE: lambda: sum(e.count() for e in engines),
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
     assert {t.result for t in counts.values()} == {total}
     report(counts, baseline=PACKAGE)
 
     print("enumerate (every solution; both sides told each date's count):")
-    listed = compare({PACKAGE: lambda: sum(len(package.solutions(m, k)) for m, k in zip(matrices, known)),
-                      ENGINE: lambda: sum(len(list(e.solutions(limit=k))) for e, k in zip(engines, known)),
-                      WHOLE: lambda: end_to_end(cal, days)}, repeats=args.repeats, warmup=0)
+    listed = compare(
+        {
+            PACKAGE: lambda: sum(len(package.solutions(m, k)) for m, k in zip(matrices, known)),
+            ENGINE: lambda: sum(len(list(e.solutions(limit=k))) for e, k in zip(engines, known)),
+            WHOLE: lambda: end_to_end(cal, days),
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
     assert {t.result for t in listed.values()} == {total}
     whole = listed.pop(WHOLE)
     report(listed, baseline=PACKAGE)
@@ -70,13 +83,21 @@ def main() -> None:
 
     sample = models[:: max(1, len(days) // args.cpsat_dates)][: args.cpsat_dates]
     print(f"enumerate, {len(sample)} sample dates (both backends build their solver from the same models):")
-    cpsat = compare({"CP-SAT": lambda: enumerate_with("cpsat", sample),
-                     ENGINE: lambda: enumerate_with("algorithm_x", sample)}, repeats=args.repeats, warmup=0)
+    cpsat = compare(
+        {
+            "CP-SAT": lambda: enumerate_with("cpsat", sample),
+            ENGINE: lambda: enumerate_with("algorithm_x", sample),
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
     assert cpsat["CP-SAT"].result == cpsat[ENGINE].result
     report(cpsat, baseline="CP-SAT")
     per_date = cpsat["CP-SAT"].median / len(sample)
-    print(f"CP-SAT extrapolated (not measured) to the year: {per_date:.3f} s/date x {len(days)} dates "
-          f"= {per_date * len(days):.0f} s")
+    print(
+        f"CP-SAT extrapolated (not measured) to the year: {per_date:.3f} s/date x {len(days)} dates "
+        f"= {per_date * len(days):.0f} s"
+    )
     context("a published Rust solver takes about 30 s for the year")
 
 

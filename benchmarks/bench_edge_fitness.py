@@ -4,6 +4,7 @@ and rules, 22 colours), the project's compiled fitness against a plain numpy ver
 
     python -m benchmarks.bench_edge_fitness [--genomes 5000] [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,24 +23,44 @@ PLAIN, OURS, WRAPPED = "plain numpy", "compiled fitness", "compiled, through Obj
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--genomes", type=int, default=5000, help="genomes scored per repeat, by each side")
-    parser.add_argument("--passes", type=int, default=10,
-                        help="passes over the genomes per repeat by the compiled sides (the baseline makes one)")
+    parser.add_argument(
+        "--passes",
+        type=int,
+        default=10,
+        help="passes over the genomes per repeat by the compiled sides (the baseline makes one)",
+    )
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     puzzle = EdgeMatching(n=16, colours=22, rotations=True, fix_centre=False, instance_seed=0)
     genomes = [puzzle.space.random(np.random.default_rng(s)) for s in range(args.genomes)]
     objective = Objective(puzzle.fitness, puzzle.space, Budget(evaluations=10**12))
     puzzle.fitness(genomes[0])  # compile outside the clock
-    timings = compare({PLAIN: lambda: score_all(lambda g: unmatched_numpy(g, puzzle), genomes),
-                       OURS: lambda: score_all(puzzle.fitness, genomes, args.passes),
-                       WRAPPED: lambda: score_all(objective, genomes, args.passes)},
-                      repeats=args.repeats, warmup=0)
-    assert timings[PLAIN].result == timings[OURS].result[: args.genomes] == timings[WRAPPED].result[: args.genomes]
-    print(f"16x16, rotations, genome of {puzzle.space.genome_length} integers; the same {args.genomes} "
-          f"genomes for every side: plain numpy scores them once per repeat, the compiled sides {args.passes} times")
+    timings = compare(
+        {
+            PLAIN: lambda: score_all(lambda g: unmatched_numpy(g, puzzle), genomes),
+            OURS: lambda: score_all(puzzle.fitness, genomes, args.passes),
+            WRAPPED: lambda: score_all(objective, genomes, args.passes),
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
+    assert (
+        timings[PLAIN].result
+        == timings[OURS].result[: args.genomes]
+        == timings[WRAPPED].result[: args.genomes]
+    )
+    print(
+        f"16x16, rotations, genome of {puzzle.space.genome_length} integers; the same {args.genomes} "
+        f"genomes for every side: plain numpy scores them once per repeat, the compiled sides {args.passes} times"
+    )
     fast = args.genomes * args.passes
-    report(timings, baseline=PLAIN, work={PLAIN: args.genomes, OURS: fast, WRAPPED: fast}, unit="evaluations",
-           targets={WRAPPED: "budget counting and trace included"})
+    report(
+        timings,
+        baseline=PLAIN,
+        work={PLAIN: args.genomes, OURS: fast, WRAPPED: fast},
+        unit="evaluations",
+        targets={WRAPPED: "budget counting and trace included"},
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 `--size 9` (or less) makes a per-solve repeat of the plain code short; `--plain-sample 1` halves
 the extrapolation's cost.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,11 +27,11 @@ import time
 import numpy as np
 from joblib import Parallel, delayed
 
-from tests import seed_greedy_plain as seed
 from benchmarks.timing import compare, fmt, report
 from experiments.tasks.colour_sweep import greedy_point, seed_colours
 from heuristics.edge_greedy import greedy
 from puzzles.edge_matching import turn_table
+from tests import seed_greedy_plain as seed
 
 SIZES = (13, 15)
 PLAIN, FAITHFUL, CORRECTED = "plain seed code", "project, seed-faithful", "project, corrected"
@@ -55,11 +56,19 @@ def per_solve(n: int, colours: int, repeats: int) -> None:
     for faithful in (True, False):
         project_solve(listed, n, faithful)  # compile (or load the cache) outside the clock
     print(f"per solve, n={n}, {colours} colours, one core, CPU seconds:")
-    timings = compare({PLAIN: lambda: seed.solve([list(p) for p in listed]),
-                       FAITHFUL: lambda: project_solve(listed, n, True),
-                       CORRECTED: lambda: project_solve(listed, n, False)},
-                      repeats=repeats, warmup=0, clock=time.process_time)
-    assert timings[FAITHFUL].result == timings[PLAIN].result, "the faithful greedy must return the seed's board"
+    timings = compare(
+        {
+            PLAIN: lambda: seed.solve([list(p) for p in listed]),
+            FAITHFUL: lambda: project_solve(listed, n, True),
+            CORRECTED: lambda: project_solve(listed, n, False),
+        },
+        repeats=repeats,
+        warmup=0,
+        clock=time.process_time,
+    )
+    assert timings[FAITHFUL].result == timings[PLAIN].result, (
+        "the faithful greedy must return the seed's board"
+    )
     report(timings, baseline=PLAIN, targets={FAITHFUL: "target >= 100x", CORRECTED: "target >= 100x"})
     print("(the seed-faithful board equals the seed's, cell for cell)")
 
@@ -83,8 +92,11 @@ def extrapolated_plain_sweep(sample: int, jobs: int) -> float:
         mine = [(c, s) for (m, c), s in zip(points, seconds) if m == n]
         mean = statistics.mean(s for _, s in mine)
         total += mean * len(seed_colours(n))
-        print(f"  n={n}: " + ", ".join(f"{c} colours {s:.1f} s" for c, s in mine)
-              + f"; mean {mean:.1f} s x {len(seed_colours(n))} solves")
+        print(
+            f"  n={n}: "
+            + ", ".join(f"{c} colours {s:.1f} s" for c, s in mine)
+            + f"; mean {mean:.1f} s x {len(seed_colours(n))} solves"
+        )
     return total
 
 
@@ -93,14 +105,18 @@ def sweep(faithful: bool, jobs: int) -> int:
     points = [(n, c) for n in SIZES for c in seed_colours(n)]
     if jobs == 1:
         return len([greedy_point(n, c, 0, faithful) for n, c in points])
-    return len(Parallel(n_jobs=jobs, batch_size=16)(delayed(greedy_point)(n, c, 0, faithful) for n, c in points))
+    return len(
+        Parallel(n_jobs=jobs, batch_size=16)(delayed(greedy_point)(n, c, 0, faithful) for n, c in points)
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=13, help="board side of the per-solve comparison")
     parser.add_argument("--colours", type=int, default=20)
-    parser.add_argument("--plain-sample", type=int, default=2, help="plain solves per size for the extrapolation")
+    parser.add_argument(
+        "--plain-sample", type=int, default=2, help="plain solves per size for the extrapolation"
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
@@ -109,20 +125,29 @@ def main() -> None:
 
     solves = sum(len(seed_colours(n)) for n in SIZES)
     print(f"whole seed sweep ({solves} solves: instance making, solving, scoring), one core, CPU seconds:")
-    one_core = compare({FAITHFUL: lambda: sweep(True, 1), CORRECTED: lambda: sweep(False, 1)},
-                       repeats=args.repeats, clock=time.process_time)
+    one_core = compare(
+        {FAITHFUL: lambda: sweep(True, 1), CORRECTED: lambda: sweep(False, 1)},
+        repeats=args.repeats,
+        clock=time.process_time,
+    )
     report(one_core)
     print(f"whole seed sweep ({solves} solves), {args.jobs} workers, wall seconds:")
-    workers = compare({FAITHFUL: lambda: sweep(True, args.jobs), CORRECTED: lambda: sweep(False, args.jobs)},
-                      repeats=args.repeats)
+    workers = compare(
+        {FAITHFUL: lambda: sweep(True, args.jobs), CORRECTED: lambda: sweep(False, args.jobs)},
+        repeats=args.repeats,
+    )
     report(workers, targets=dict.fromkeys(workers, "target < 300 s"))
 
     plain = extrapolated_plain_sweep(args.plain_sample, args.jobs)
-    print(f"plain seed sweep, EXTRAPOLATED (not run; solves only): {plain:,.0f} s = {plain / 3600:.1f} h "
-          f"CPU on one core")
+    print(
+        f"plain seed sweep, EXTRAPOLATED (not run; solves only): {plain:,.0f} s = {plain / 3600:.1f} h "
+        f"CPU on one core"
+    )
     for name, t in one_core.items():
-        print(f"  extrapolated ratio, one core each, plain / {name} (median {fmt(t.median)}): "
-              f"{plain / t.median:,.0f}x")
+        print(
+            f"  extrapolated ratio, one core each, plain / {name} (median {fmt(t.median)}): "
+            f"{plain / t.median:,.0f}x"
+        )
 
 
 if __name__ == "__main__":

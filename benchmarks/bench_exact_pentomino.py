@@ -8,6 +8,7 @@ count-then-enumerate. Both sides' models are built before the clock starts.
 
     python -m benchmarks.bench_exact_pentomino [--board 6x10] [--repeats 5] [--skip-enumeration]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,19 +37,34 @@ def main() -> None:
     plain = ExactCover.from_masks(model.masks, model.n_items, model.primary, "first")
     matrix = package.matrix(model)
     known = KNUTH[args.board][0]
-    print(f"{args.board}: {len(model.rows)} placements x {matrix.shape[1]} primary items; "
-          f"Knuth: {known} raw tilings")
+    print(
+        f"{args.board}: {len(model.rows)} placements x {matrix.shape[1]} primary items; "
+        f"Knuth: {known} raw tilings"
+    )
     ExactCover.from_model(rectangle("3x20").cover()).count()  # compile (or load the cache) first
     print("count (each side one counting search):")
-    counts = compare({PACKAGE: lambda: package.count(matrix), ENGINE: engine.count,
-                      "this engine, no region pruning": plain.count}, repeats=args.repeats, warmup=0)
+    counts = compare(
+        {
+            PACKAGE: lambda: package.count(matrix),
+            ENGINE: engine.count,
+            "this engine, no region pruning": plain.count,
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
     assert {t.result for t in counts.values()} == {known}, {k: t.result for k, t in counts.items()}
     report(counts, baseline=PACKAGE, targets={ENGINE: "target >= 10x"})
     if args.skip_enumeration:
         return
     print(f"enumerate (every solution; both sides told the count, {known}):")
-    listed = compare({PACKAGE: lambda: package.solutions(matrix, known),
-                      ENGINE: lambda: list(engine.solutions(limit=known))}, repeats=args.repeats, warmup=0)
+    listed = compare(
+        {
+            PACKAGE: lambda: package.solutions(matrix, known),
+            ENGINE: lambda: list(engine.solutions(limit=known)),
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
     theirs, ours = listed[PACKAGE].result, listed[ENGINE].result
     assert len(ours) == len(theirs) == known and same(ours, theirs)
     report(listed, baseline=PACKAGE)

@@ -8,6 +8,7 @@ time (about six hours, Python 2) is quoted for context only.
 
     python -m benchmarks.bench_galakub [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,19 +43,28 @@ def main() -> None:
     ours, matrix = ExactCover.from_model(cover), package.matrix(cover)
     known = ours.count()  # also compiles (or loads the cache) outside the clock
     counts = cube.counts(fillings(cube))
-    print(f"{len(cube.packing.placements)} placements; raw {counts['raw']}, distinct {counts['distinct']}, "
-          f"up to rotation {counts['up_to_rotation']} (seed: 576, 8, 1)")
+    print(
+        f"{len(cube.packing.placements)} placements; raw {counts['raw']}, distinct {counts['distinct']}, "
+        f"up to rotation {counts['up_to_rotation']} (seed: 576, 8, 1)"
+    )
 
     print("count (each side one counting search):")
-    counted = compare({PACKAGE: lambda: package.count(matrix), ENGINE: ours.count},
-                      repeats=args.repeats, warmup=0)
+    counted = compare(
+        {PACKAGE: lambda: package.count(matrix), ENGINE: ours.count}, repeats=args.repeats, warmup=0
+    )
     assert known == counts["raw"] and {t.result for t in counted.values()} == {known}
     report(counted, baseline=PACKAGE)
 
     print(f"enumerate (every solution; both sides told the count, {known}):")
-    listed = compare({PACKAGE: lambda: len(package.solutions(matrix, known)),
-                      ENGINE: lambda: len(list(ours.solutions(limit=known))),
-                      WHOLE: whole_answer}, repeats=args.repeats, warmup=0)
+    listed = compare(
+        {
+            PACKAGE: lambda: len(package.solutions(matrix, known)),
+            ENGINE: lambda: len(list(ours.solutions(limit=known))),
+            WHOLE: whole_answer,
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
     assert {t.result for t in listed.values()} == {known}
     whole = listed.pop(WHOLE)
     report(listed, baseline=PACKAGE)

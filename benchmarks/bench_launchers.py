@@ -7,6 +7,7 @@ report included). `--seeds` and `--evaluations` shrink a repeat.
 
     python -m benchmarks.bench_launchers [--seeds 10] [--evaluations 50000] [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,19 @@ ROOT = Path(__file__).resolve().parents[1]
 def sweep(launcher: str, seeds: int, evaluations: int) -> int:
     """Run one whole sweep in a fresh process; the number of runs it wrote."""
     with tempfile.TemporaryDirectory() as out:
-        args = [sys.executable, "-m", "experiments.run", "-m", f"hydra/launcher={launcher}",
-                "optimizer=ga,sa,two_opt", f"seed=range({seeds})", f"budget.evaluations={evaluations}",
-                "budget.stop_at_optimum=false", "puzzle=pentomino_free", f"hydra.sweep.dir={out}"]
+        args = [
+            sys.executable,
+            "-m",
+            "experiments.run",
+            "-m",
+            f"hydra/launcher={launcher}",
+            "optimizer=ga,sa,two_opt",
+            f"seed=range({seeds})",
+            f"budget.evaluations={evaluations}",
+            "budget.stop_at_optimum=false",
+            "puzzle=pentomino_free",
+            f"hydra.sweep.dir={out}",
+        ]
         subprocess.run(args, cwd=ROOT, check=True, capture_output=True)
         return len(list(Path(out).rglob("run.parquet")))
 
@@ -37,10 +48,17 @@ def main() -> None:
     parser.add_argument("--evaluations", type=int, default=50_000)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    print(f"{os.cpu_count()} cores; a sweep is {3 * args.seeds} runs of {args.evaluations:,} evaluations each")
-    timings = compare({"basic launcher": lambda: sweep("basic", args.seeds, args.evaluations),
-                       "joblib launcher": lambda: sweep("local", args.seeds, args.evaluations)},
-                      repeats=args.repeats, warmup=0)
+    print(
+        f"{os.cpu_count()} cores; a sweep is {3 * args.seeds} runs of {args.evaluations:,} evaluations each"
+    )
+    timings = compare(
+        {
+            "basic launcher": lambda: sweep("basic", args.seeds, args.evaluations),
+            "joblib launcher": lambda: sweep("local", args.seeds, args.evaluations),
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
     assert {t.result for t in timings.values()} == {3 * args.seeds}, {k: t.result for k, t in timings.items()}
     report(timings, baseline="basic launcher", targets={"joblib launcher": "target >= 1.7x on 2 cores"})
 

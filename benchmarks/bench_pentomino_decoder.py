@@ -4,15 +4,16 @@ Target: >= 500x.
 
     python -m benchmarks.bench_pentomino_decoder [--genomes 2000] [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
 
 import numpy as np
 
-from tests.seed_pentomino import bl_score, seed_pieces
 from benchmarks.timing import compare, report, score_all
 from puzzles.pentomino import PentominoStrip
+from tests.seed_pentomino import bl_score, seed_pieces
 
 SEED, OURS, FREE = "seed decoder (numpy)", "project decoder (numba)", "project decoder, free orientations"
 
@@ -20,8 +21,12 @@ SEED, OURS, FREE = "seed decoder (numpy)", "project decoder (numba)", "project d
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--genomes", type=int, default=2000, help="genomes scored per repeat, by each side")
-    parser.add_argument("--passes", type=int, default=50,
-                        help="passes over the genomes per repeat by the compiled sides (the baseline makes one)")
+    parser.add_argument(
+        "--passes",
+        type=int,
+        default=50,
+        help="passes over the genomes per repeat by the compiled sides (the baseline makes one)",
+    )
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     puzzle, free = PentominoStrip(), PentominoStrip(orientations="free")
@@ -29,17 +34,29 @@ def main() -> None:
     genomes = [np.random.default_rng(s).permutation(12) for s in range(args.genomes)]
     free_genomes = [free.space.random(np.random.default_rng(s)) for s in range(args.genomes)]
     puzzle.fitness(genomes[0]), free.fitness(free_genomes[0])  # compile outside the clock
-    timings = compare({SEED: lambda: score_all(lambda g: bl_score(g, pieces), genomes),
-                       OURS: lambda: score_all(puzzle.fitness, genomes, args.passes),
-                       FREE: lambda: score_all(free.fitness, free_genomes, args.passes)},
-                      repeats=args.repeats, warmup=0)
+    timings = compare(
+        {
+            SEED: lambda: score_all(lambda g: bl_score(g, pieces), genomes),
+            OURS: lambda: score_all(puzzle.fitness, genomes, args.passes),
+            FREE: lambda: score_all(free.fitness, free_genomes, args.passes),
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
     assert timings[SEED].result == timings[OURS].result[: args.genomes]  # same answers, same genomes
-    print(f"the same {args.genomes} genomes for both sides: the seed's decoder scores them once per "
-          f"repeat, the project's {args.passes} times")
+    print(
+        f"the same {args.genomes} genomes for both sides: the seed's decoder scores them once per "
+        f"repeat, the project's {args.passes} times"
+    )
     fast = args.genomes * args.passes
     free_timing = timings.pop(FREE)
-    report(timings, baseline=SEED, work={SEED: args.genomes, OURS: fast}, unit="evaluations",
-           targets={OURS: "target >= 500x"})
+    report(
+        timings,
+        baseline=SEED,
+        work={SEED: args.genomes, OURS: fast},
+        unit="evaluations",
+        targets={OURS: "target >= 500x"},
+    )
     report({FREE: free_timing}, work=fast, unit="evaluations")
 
 

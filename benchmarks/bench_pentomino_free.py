@@ -8,6 +8,7 @@ workers are started and warmed before the harness's clock too. `--timed-seeds` a
 
     python -m benchmarks.bench_pentomino_free [--seeds 30] [--timed-seeds 4] [--budget 100000] [--jobs -1] [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,20 +50,32 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     with Parallel(n_jobs=args.jobs) as parallel:
-        parallel(delayed(one_run)(name, s, 100) for name in OPTIMIZERS for s in range(8))  # start, warm workers
+        parallel(
+            delayed(one_run)(name, s, 100) for name in OPTIMIZERS for s in range(8)
+        )  # start, warm workers
         found = {name: batch(parallel, name, args.seeds, args.budget) for name in OPTIMIZERS}
-        timings = compare({name: (lambda name=name: batch(parallel, name, args.timed_seeds, args.budget))
-                           for name in OPTIMIZERS}, repeats=args.repeats, warmup=0)
+        timings = compare(
+            {
+                name: (lambda name=name: batch(parallel, name, args.timed_seeds, args.budget))
+                for name in OPTIMIZERS
+            },
+            repeats=args.repeats,
+            warmup=0,
+        )
     print(f"free orientations, width 6, {args.budget:,} evaluations, {args.seeds} seeds")
     baseline = statistics.median(b for b, _ in found["random_search"])
     for name, results in found.items():
         best = [b for b, _ in results]
-        print(f"{name:14s} success at 0 gaps {sum(b == 0 for b in best):2d}/{len(best)}   median best "
-              f"{statistics.median(best):5.1f} gaps (random search: {baseline:g}; gap ratio "
-              f"{statistics.median(best) / baseline:.2f})   min {min(best):g}")
+        print(
+            f"{name:14s} success at 0 gaps {sum(b == 0 for b in best):2d}/{len(best)}   median best "
+            f"{statistics.median(best):5.1f} gaps (random search: {baseline:g}; gap ratio "
+            f"{statistics.median(best) / baseline:.2f})   min {min(best):g}"
+        )
         assert [b for b, _ in timings[name].result] == best[: args.timed_seeds], "seeded runs must repeat"
-    print(f"wall time of each optimiser's first {args.timed_seeds} seeds' runs on {args.jobs} jobs "
-          f"(the same runs, same bests, as above):")
+    print(
+        f"wall time of each optimiser's first {args.timed_seeds} seeds' runs on {args.jobs} jobs "
+        f"(the same runs, same bests, as above):"
+    )
     report(timings)
 
 

@@ -9,20 +9,25 @@ Targets: the GA reaches 12 in >= 29 of 30 runs; the seed's way takes >= 50x the 
 
     python -m benchmarks.bench_pentomino_time_to_optimum [--seeds 30] [--timed-seeds 5] [--budget 100000] [--repeats 5]
 """
+
 from __future__ import annotations
 
 import argparse
 import statistics
 
-from tests.seed_pentomino import bl_score, seed_pieces
 from benchmarks.timing import compare, report
 from core import Budget, Result
 from heuristics.ga import GA
 from heuristics.minimize import minimize
 from heuristics.vcopt_baselines import VcoptTspGA
 from puzzles.pentomino import PentominoStrip
+from tests.seed_pentomino import bl_score, seed_pieces
 
-GA_SIDE, FAIR, SEED = "project GA (project decoder)", "vcopt tspGA (project decoder)", "vcopt tspGA (seed's decoder)"
+GA_SIDE, FAIR, SEED = (
+    "project GA (project decoder)",
+    "vcopt tspGA (project decoder)",
+    "vcopt tspGA (seed's decoder)",
+)
 
 
 class SeedScore:
@@ -50,7 +55,9 @@ def summary(results: list[Result], target: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=30, help="seeds for the GA's success rate")
-    parser.add_argument("--timed-seeds", type=int, default=5, help="seeds run by every side in each timed repeat")
+    parser.add_argument(
+        "--timed-seeds", type=int, default=5, help="seeds run by every side in each timed repeat"
+    )
     parser.add_argument("--budget", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
@@ -61,17 +68,26 @@ def main() -> None:
     print(f"project GA, {args.seeds} seeds: {summary(success, 12)} (target: 12 in >= 29 of 30)")
 
     seeds, seed_score = range(args.timed_seeds), SeedScore(seed_pieces(puzzle.pieces))
-    timings = compare({GA_SIDE: lambda: runs(puzzle.fitness, puzzle.space, GA, seeds, budget),
-                       FAIR: lambda: runs(puzzle.fitness, puzzle.space, VcoptTspGA, seeds, budget),
-                       SEED: lambda: runs(seed_score, puzzle.space, VcoptTspGA, seeds, budget)},
-                      repeats=args.repeats, warmup=0)
-    print(f"wall time of the same {args.timed_seeds} seeded runs per side (each to 12 gaps or "
-          f"{args.budget:,} evaluations):")
+    timings = compare(
+        {
+            GA_SIDE: lambda: runs(puzzle.fitness, puzzle.space, GA, seeds, budget),
+            FAIR: lambda: runs(puzzle.fitness, puzzle.space, VcoptTspGA, seeds, budget),
+            SEED: lambda: runs(seed_score, puzzle.space, VcoptTspGA, seeds, budget),
+        },
+        repeats=args.repeats,
+        warmup=0,
+    )
+    print(
+        f"wall time of the same {args.timed_seeds} seeded runs per side (each to 12 gaps or "
+        f"{args.budget:,} evaluations):"
+    )
     for name, t in timings.items():
         print(f"  {name}: {summary(t.result, 12)}")
     report(timings, baseline=SEED, targets={GA_SIDE: "target >= 50x"})
-    print(f"the algorithm alone (both on the project decoder): ratio "
-          f"{timings[FAIR].median / timings[GA_SIDE].median:,.1f}x, {GA_SIDE} vs {FAIR}")
+    print(
+        f"the algorithm alone (both on the project decoder): ratio "
+        f"{timings[FAIR].median / timings[GA_SIDE].median:,.1f}x, {GA_SIDE} vs {FAIR}"
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Same meaning as `EdgeMatching.fitness`: the genome's pieces fill the free cells 
 turned by its piece's quarter turns, and the result is the number of inner edges whose two sides
 differ or carry the border colour 0.
 """
+
 from __future__ import annotations
 
 import numpy as np

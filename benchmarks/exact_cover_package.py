@@ -5,6 +5,7 @@ model's primary columns. The other columns must be ones no row uses (board slots
 off the board, a calendar's date cells once their rows are dropped); otherwise dropping them would
 change the problem, and `matrix` refuses.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,10 +26,12 @@ def matrix(model: CoverModel) -> np.ndarray:
 def count(m: np.ndarray) -> int:
     """Number of solutions (one counting search)."""
     import exact_cover
+
     return int(exact_cover.get_solution_count(m))
 
 
 def solutions(m: np.ndarray, known: int) -> set[tuple[int, ...]]:
     """Every solution, in one enumerating search told the count (`known`, from a count made earlier)."""
     import exact_cover
+
     return exact_cover.get_all_solutions(m, max_count=known) if known else set()

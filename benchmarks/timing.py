@@ -8,12 +8,14 @@ side alike; `report` prints one line per side, "name: median X (min A, max B)  r
 baseline", the ratio computed from medians. A figure not measured in the run (a published time, say)
 goes through `context`, which prints no ratio.
 """
+
 from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 REPEATS = 5
 
@@ -38,8 +40,12 @@ class Timing:
         return max(self.seconds)
 
 
-def compare(sides: dict[str, Callable[[], Any]], repeats: int = REPEATS, warmup: int = 1,
-            clock: Callable[[], float] = time.perf_counter) -> dict[str, Timing]:
+def compare(
+    sides: dict[str, Callable[[], Any]],
+    repeats: int = REPEATS,
+    warmup: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, Timing]:
     """Time every side `repeats` times, interleaved, after `warmup` untimed rounds (compiling, caches).
 
     `clock` is wall time by default; pass time.process_time for CPU seconds of this process.
@@ -68,8 +74,16 @@ def fmt(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} us"
 
 
-def line(name: str, t: Timing, base: Timing | None = None, base_name: str = "", work: float = 0,
-         unit: str = "", target: str = "", base_work: float = 0) -> str:
+def line(
+    name: str,
+    t: Timing,
+    base: Timing | None = None,
+    base_name: str = "",
+    work: float = 0,
+    unit: str = "",
+    target: str = "",
+    base_work: float = 0,
+) -> str:
     """One side as "name: median X (min A, max B) [= rate] [ratio Rx vs base] [(target)]"."""
     text = f"{name}: median {fmt(t.median)} (min {fmt(t.min)}, max {fmt(t.max)})"
     if work:
@@ -80,8 +94,13 @@ def line(name: str, t: Timing, base: Timing | None = None, base_name: str = "", 
     return text + (f"  ({target})" if target else "")
 
 
-def report(timings: dict[str, Timing], baseline: str | None = None, work: float | dict[str, float] = 0,
-           unit: str = "", targets: dict[str, str] | None = None) -> None:
+def report(
+    timings: dict[str, Timing],
+    baseline: str | None = None,
+    work: float | dict[str, float] = 0,
+    unit: str = "",
+    targets: dict[str, str] | None = None,
+) -> None:
     """Print one line per side; ratios are baseline median / side median (> 1: the side is faster).
 
     `work` (one number, or one per side) is what one call does, in `unit`s, for a rate: it turns the
@@ -93,8 +112,19 @@ def report(timings: dict[str, Timing], baseline: str | None = None, work: float 
     repeats = sorted({len(t.seconds) for t in timings.values()})
     print(f"({', '.join(map(str, repeats))} interleaved repeats per side)")
     for name, t in timings.items():
-        print(line(name.ljust(width), t, base, baseline or "", work.get(name, 0), unit,
-                   (targets or {}).get(name, ""), work.get(baseline, 0)), flush=True)
+        print(
+            line(
+                name.ljust(width),
+                t,
+                base,
+                baseline or "",
+                work.get(name, 0),
+                unit,
+                (targets or {}).get(name, ""),
+                work.get(baseline, 0),
+            ),
+            flush=True,
+        )
 
 
 def score_all(score, genomes, passes: int = 1) -> list:

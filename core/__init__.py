@@ -5,15 +5,20 @@
 solver sees a cover model. Every user mistake, wherever it is found, is an `InputError`: one line
 that says what is wrong and how to fix it.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 
 import numpy as np
 
 if TYPE_CHECKING:  # only for annotations: the objective lives with the optimisers
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
     from heuristics.objective import Objective
 
 
@@ -33,7 +38,7 @@ class PermutationSpace:
     n: int
     orientations: tuple[int, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.orientations and len(self.orientations) != self.n:
             raise ValueError("need one orientation count per item")
 
@@ -54,7 +59,7 @@ class PermutationSpace:
         """(order, orientation per item) views of a genome."""
         if not self.orientations:
             return genome, None
-        return genome[: self.n], genome[self.n:]
+        return genome[: self.n], genome[self.n :]
 
     def random(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random genome."""
@@ -67,12 +72,12 @@ class PermutationSpace:
         """Items in id order, each as drawn: the seed's starting point."""
         return np.concatenate([np.arange(self.n), np.zeros(len(self.orientations), dtype=np.int64)])
 
-    def contains(self, genome) -> bool:
+    def contains(self, genome: Sequence[int] | np.ndarray) -> bool:
         """Is this a valid genome of the space?"""
-        genome = np.asarray(genome)
-        if genome.shape != (self.genome_length,):
+        array = np.asarray(genome)
+        if array.shape != (self.genome_length,):
             return False
-        order, orient = self.split(genome)
+        order, orient = self.split(array)
         if not np.array_equal(np.sort(order), np.arange(self.n)):
             return False
         return orient is None or bool(np.all((orient >= 0) & (orient < self.orientations)))
@@ -86,7 +91,7 @@ class Budget:
     seconds: float | None = None
     target: float | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("evaluations", "seconds"):
             value = getattr(self, name)
             if value is not None and not value > 0:
@@ -129,7 +134,7 @@ class Puzzle(Protocol):
 
     def decode(self, genome: np.ndarray) -> Any: ...
 
-    def draw(self, layout: Any, ax=None): ...
+    def draw(self, layout: Any, ax: Axes | None = None) -> Figure: ...
 
 
 class Optimizer(Protocol):
@@ -148,7 +153,17 @@ class ConstructiveSolver(Protocol):
     def solve(self, puzzle: Any) -> Any: ...
 
 
-def unmatched_edge(a, b):
+@overload
+def unmatched_edge(a: int | np.integer, b: int | np.integer) -> bool | np.bool_: ...
+
+
+@overload
+def unmatched_edge(a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
+
+
+def unmatched_edge(
+    a: int | np.integer | np.ndarray, b: int | np.integer | np.ndarray
+) -> bool | np.bool_ | np.ndarray:
     """The edge-matching rule, in one place: an inner edge whose two sides show colours a and b is
     unmatched when they differ or carry the border colour 0.
 
@@ -180,17 +195,18 @@ class ConstructivePuzzle(Protocol):
 
 # Exact puzzles: an exact-cover model per case, solved by heuristics/, read back by the puzzle.
 
+
 def bitsets(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
     """Rows of item indices as bitsets, the one layout every exact solver reads.
 
     Row r becomes W = ceil(n_items / 64) uint64 words, item i at bit i % 64 of word i // 64.
     Puzzles build their placement rows with it and the engine its rows from item lists.
     """
-    rows = [np.fromiter(row, dtype=np.int64) for row in rows]
-    masks = np.zeros((len(rows), max(1, -(-n_items // 64))), dtype=np.uint64)
-    if rows:
-        items = np.concatenate(rows)
-        row_of = np.repeat(np.arange(len(rows)), [len(row) for row in rows])
+    arrays = [np.fromiter(row, dtype=np.int64) for row in rows]
+    masks = np.zeros((len(arrays), max(1, -(-n_items // 64))), dtype=np.uint64)
+    if arrays:
+        items = np.concatenate(arrays)
+        row_of = np.repeat(np.arange(len(arrays)), [len(row) for row in arrays])
         bits = np.left_shift(np.uint64(1), (items % 64).astype(np.uint64))
         np.bitwise_or.at(masks, (row_of, items // 64), bits)
     return masks
@@ -212,7 +228,7 @@ class Regions:
     min_size: int = 1
     divisor: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not 1 <= len(self.strides) == len(self.plus) <= 3:
             raise InputError("regions: give 1 to 3 axes, one stride and one plus mask each")
 
@@ -287,6 +303,7 @@ class ExactPuzzle(Protocol):
 
 
 # Local search: the compiled face a puzzle may offer beside its fitness (shared/design.md).
+
 
 @dataclass(frozen=True)
 class LocalSearchFace:

@@ -1,4 +1,5 @@
 """Build components from config with Hydra's `instantiate`, keeping user errors to one line."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,17 +24,28 @@ def build(node: DictConfig, what: str) -> Any:
         raise InputError(f"cannot build the {what}: {first}") from err
 
 
+def settings(node: DictConfig, what: str) -> dict[str, Any]:
+    """A config node's settings as a plain dict, resolved; a one-line error if it is not a mapping."""
+    values = OmegaConf.to_container(node, resolve=True)
+    if not isinstance(values, dict):
+        raise InputError(f"{what} must be a mapping of settings, got {type(values).__name__}")
+    return {str(k): v for k, v in values.items()}
+
+
 def component_name(cfg: DictConfig, group: str, component: Any) -> str:
     """A component's name in every table: the config chosen for it (two_opt_swap), else its own name."""
-    return OmegaConf.select(cfg, f"choices.{group}") or component.name
+    name: str = OmegaConf.select(cfg, f"choices.{group}") or component.name
+    return name
 
 
-def config_columns(cfg: DictConfig, groups: tuple[str, ...] = ("puzzle", "optimizer", "budget")) -> dict[str, Any]:
+def config_columns(
+    cfg: DictConfig, groups: tuple[str, ...] = ("puzzle", "optimizer", "budget")
+) -> dict[str, Any]:
     """What was run, one column per setting (`puzzle.width`, `optimizer.cxpb`, ...), from the config alone."""
     columns: dict[str, Any] = {}
     for group in groups:
         if group in cfg:
-            columns.update(flatten(group, OmegaConf.to_container(cfg[group], resolve=True)))
+            columns.update(flatten(group, settings(cfg[group], group)))
     return columns
 
 

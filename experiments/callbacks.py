@@ -1,4 +1,5 @@
 """Hydra callbacks: at the end of a multirun, gather the sweep into one table and plots."""
+
 from __future__ import annotations
 
 from pathlib import Path

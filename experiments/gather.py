@@ -1,4 +1,5 @@
 """Gather run records from sweep directories into one tidy runs table and one trace table."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -55,7 +56,11 @@ def varying_columns(runs: pd.DataFrame) -> list[str]:
         if col in OUTCOME_COLUMNS or col == "seed" or col.startswith("score."):
             continue
         if col in ("puzzle", "optimizer", "task") or col.startswith(CONFIG_PREFIXES):
-            by = runs.groupby("optimizer", dropna=False)[col] if col.startswith("optimizer.") else [(None, runs[col])]
+            by = (
+                runs.groupby("optimizer", dropna=False)[col]
+                if col.startswith("optimizer.")
+                else [(None, runs[col])]
+            )
             if any(s.astype(str).nunique() > 1 for _, s in by):
                 keys.append(col)
     return keys

@@ -3,6 +3,7 @@ says what is wrong and what to type instead (Hydra's own messages span several l
 generated classes). Sweeps are checked value by value for group choices, and composed once with the
 first value of each swept setting.
 """
+
 from __future__ import annotations
 
 import re
@@ -39,13 +40,18 @@ def check_choices(overrides: list[Override]) -> None:
         if (CONFIG_DIR / group).is_dir() and not (o.is_delete() or o.is_hydra_override()):
             unknown = [v for v in values(o) if v not in options(group)]
             if unknown:
-                raise InputError(f"unknown {group} {unknown[0]!r}; choose one of: {', '.join(options(group))}")
+                raise InputError(
+                    f"unknown {group} {unknown[0]!r}; choose one of: {', '.join(options(group))}"
+                )
 
 
 def first_of_each(overrides: list[Override]) -> list[str]:
     """The overrides with each sweep cut to its first value, Hydra's own settings left out."""
-    return [f"{o.get_key_element()}={values(o)[0]}" if not o.is_delete() else o.get_key_element()
-            for o in overrides if not o.is_hydra_override()]
+    return [
+        f"{o.get_key_element()}={values(o)[0]}" if not o.is_delete() else o.get_key_element()
+        for o in overrides
+        if not o.is_hydra_override()
+    ]
 
 
 def settings_of(path: str, overrides: list[str]) -> str:
@@ -54,7 +60,7 @@ def settings_of(path: str, overrides: list[str]) -> str:
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("config", overrides=choices)
     node = OmegaConf.select(cfg, path) if path else cfg
-    keys = [k for k in node.keys() if not str(k).startswith("_")] if node is not None else []
+    keys = [k for k in node if not str(k).startswith("_")] if node is not None else []
     return ", ".join(map(str, keys))
 
 
@@ -64,8 +70,10 @@ def one_line(err: Exception, overrides: list[str]) -> str:
     if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
         parent, _, key = cause.full_key.rpartition(".")
         where = parent or "the config"
-        return (f"{where} has no setting {key!r}; it takes: {settings_of(parent, overrides)} "
-                f"(prefix a new key with + to add it)")
+        return (
+            f"{where} has no setting {key!r}; it takes: {settings_of(parent, overrides)} "
+            f"(prefix a new key with + to add it)"
+        )
     if isinstance(cause, ValidationError) and cause.full_key:
         wanted = re.search(r"converted to (\w+)", str(cause.msg))
         kind = KINDS.get(wanted.group(1), wanted.group(1)) if wanted else "another value"

@@ -1,4 +1,5 @@
 """Plots of a sweep (seaborn): convergence with an interquartile band, and final scores."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -25,8 +26,11 @@ def best_so_far(traces: pd.DataFrame, grid: np.ndarray) -> pd.DataFrame:
 
 def label(runs: pd.DataFrame, keys: list[str]) -> pd.Series:
     """A readable group label from the group's key columns."""
-    parts = [runs[k].astype(str) if k == "optimizer" else k.split(".")[-1] + "=" + runs[k].astype(str)
-             for k in keys if k != "puzzle"]
+    parts = [
+        runs[k].astype(str) if k == "optimizer" else k.split(".")[-1] + "=" + runs[k].astype(str)
+        for k in keys
+        if k != "puzzle"
+    ]
     return pd.concat(parts, axis=1).agg(", ".join, axis=1) if parts else runs["optimizer"].astype(str)
 
 
@@ -76,10 +80,19 @@ def ecdf(runs: pd.DataFrame, traces: pd.DataFrame, keys: list[str], targets: np.
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for colour, (group, g) in zip(sns.color_palette("tab10", hits["group"].nunique()), hits.groupby("group")):
         reached = np.sort(g["evaluations"].to_numpy())
-        ax.step(grid, np.searchsorted(reached, grid, side="right") / len(reached), where="post",
-                label=group, color=colour)
-    ax.set(xscale="log", ylim=(0, 1.02), xlabel="evaluations",
-           ylabel=f"fraction of (run, target) pairs reached\n({len(targets)} targets)")
+        ax.step(
+            grid,
+            np.searchsorted(reached, grid, side="right") / len(reached),
+            where="post",
+            label=group,
+            color=colour,
+        )
+    ax.set(
+        xscale="log",
+        ylim=(0, 1.02),
+        xlabel="evaluations",
+        ylabel=f"fraction of (run, target) pairs reached\n({len(targets)} targets)",
+    )
     ax.legend(fontsize=8)
     return fig
 
@@ -89,8 +102,12 @@ def heatmaps(runs: pd.DataFrame, x: str, y: str, ylabel: str = "best"):
     names = sorted(runs["optimizer"].unique())
     fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 4), squeeze=False)
     for ax, name in zip(axes[0], names):
-        table = runs[runs["optimizer"] == name].pivot_table(index=y, columns=x, values="best", aggfunc="median")
-        sns.heatmap(table, annot=True, fmt=".3g", cmap="viridis_r", ax=ax, cbar_kws={"label": f"median {ylabel}"})
+        table = runs[runs["optimizer"] == name].pivot_table(
+            index=y, columns=x, values="best", aggfunc="median"
+        )
+        sns.heatmap(
+            table, annot=True, fmt=".3g", cmap="viridis_r", ax=ax, cbar_kws={"label": f"median {ylabel}"}
+        )
         ax.set_title(name)
     return fig
 
@@ -108,8 +125,10 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful"):
 
     Top row: a linear colour axis, as the seed drew it; bottom row: the same on a log axis.
     """
-    panels = [("seed-faithful greedy (the seed's figure)", table["optimizer"] == faithful),
-              ("corrected greedy and optimisers", table["optimizer"] != faithful)]
+    panels = [
+        ("seed-faithful greedy (the seed's figure)", table["optimizer"] == faithful),
+        ("corrected greedy and optimisers", table["optimizer"] != faithful),
+    ]
     panels = [(title, mask) for title, mask in panels if mask.any()]
     fig, axes = plt.subplots(2, len(panels), figsize=(6.5 * len(panels), 8.5), squeeze=False, sharey=True)
     for col, (title, mask) in enumerate(panels):
@@ -119,8 +138,13 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful"):
             ax = axes[row, col]
             for colour, ((opt, n), rows) in zip(colours, groups):
                 _band(ax, rows, f"{opt}, n={n} ({rows['instance_seed'].nunique()} instances)", colour)
-            ax.set(title=title, xscale=scale, xlabel=f"colours ({scale} axis)", ylim=(0, 105),
-                   ylabel="match rate %\n(seed's accuracy: matching sides / 4n²)")
+            ax.set(
+                title=title,
+                xscale=scale,
+                xlabel=f"colours ({scale} axis)",
+                ylim=(0, 105),
+                ylabel="match rate %\n(seed's accuracy: matching sides / 4n²)",
+            )
             ax.legend(fontsize=7, loc="lower right")
             ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -4,23 +4,28 @@ A run directory holds `config.yaml` (resolved, enough to re-run it), `run.parque
 (one row), `trace.parquet` + `trace.csv` (one row per improvement) and pictures. `run.parquet` is
 written last, so its presence means the record is complete.
 """
+
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RUN, TRACE, CONFIG = "run.parquet", "trace.parquet", "config.yaml"
 TRACE_COLUMNS = ("evaluations", "seconds", "best")
 GATHERED = ("run_dir", "run_id")  # added when runs are gathered: where a row came from
 
 
-def _kind(kind: str, default=None) -> Any:
+def _kind(kind: str, default: Any = None) -> Any:
     """A record field of one kind: "what" was run, an "outcome", or "timing" (depends on the machine)."""
     return field(default=default, metadata={"kind": kind})
 
@@ -61,7 +66,9 @@ class RunRecord:
     @staticmethod
     def columns(*kinds: str) -> set[str]:
         """Names of the plain columns of the given kinds."""
-        return {f.name for f in fields(RunRecord) if f.metadata["kind"] in kinds and f.type != "dict[str, Any]"}
+        return {
+            f.name for f in fields(RunRecord) if f.metadata["kind"] in kinds and f.type != "dict[str, Any]"
+        }
 
     def row(self) -> dict[str, Any]:
         """The record as one flat table row."""
@@ -99,7 +106,7 @@ def write_config(cfg: DictConfig, run_dir: Path) -> None:
     atomic_write(run_dir / CONFIG, lambda tmp: tmp.write_text(text))
 
 
-def write_picture(fig, path: Path) -> None:
+def write_picture(fig: Figure, path: Path) -> None:
     """Save and close a matplotlib figure."""
     import matplotlib.pyplot as plt
 
@@ -107,7 +114,9 @@ def write_picture(fig, path: Path) -> None:
     plt.close(fig)
 
 
-def write_record(run_dir: Path, record: RunRecord | dict, trace: pd.DataFrame | None = None) -> dict[str, Any]:
+def write_record(
+    run_dir: Path, record: RunRecord | dict, trace: pd.DataFrame | None = None
+) -> dict[str, Any]:
     """The run's row and trace; the row goes last and marks the record complete. Returns the row."""
     if trace is not None:
         write_table(trace, run_dir / TRACE)
@@ -123,5 +132,8 @@ def is_complete(run_dir: Path) -> bool:
 
 def flatten(prefix: str, params: dict[str, Any]) -> dict[str, Any]:
     """{'width': 6} -> {'puzzle.width': 6}, with nested values written as strings."""
-    return {f"{prefix}.{k}": (v if isinstance(v, (int, float, str, bool)) or v is None else str(v))
-            for k, v in params.items() if not k.startswith("_")}
+    return {
+        f"{prefix}.{k}": (v if isinstance(v, (int, float, str, bool)) or v is None else str(v))
+        for k, v in params.items()
+        if not k.startswith("_")
+    }

@@ -3,6 +3,7 @@ plots and a Markdown report, written beside the sweep (or into --out).
 
 Also run automatically at the end of every multirun (experiments/callbacks.py).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -12,8 +13,8 @@ import pandas as pd
 
 from experiments import plots
 from experiments.gather import gather_runs, gather_traces, group_keys
-from experiments.run import setup
 from experiments.records import atomic_write, write_picture, write_table
+from experiments.run import setup
 from experiments.stats import COMPARISON_COLUMNS, evaluations_to_optimum, pairwise, summarise
 
 
@@ -31,31 +32,49 @@ def instance_columns(runs: pd.DataFrame, keys: list[str]) -> list[str]:
 
 def two_parameter_axes(runs: pd.DataFrame, keys: list[str]) -> tuple[str, str] | None:
     """The two swept numeric parameters of a two-parameter sweep (for a heatmap), if that's what it is."""
-    numeric = [k for k in keys if k not in ("puzzle", "optimizer") and k not in instance_columns(runs, keys)
-               and pd.api.types.is_numeric_dtype(runs[k])]
+    numeric = [
+        k
+        for k in keys
+        if k not in ("puzzle", "optimizer")
+        and k not in instance_columns(runs, keys)
+        and pd.api.types.is_numeric_dtype(runs[k])
+    ]
     return (numeric[0], numeric[1]) if len(numeric) == 2 else None
 
 
 def markdown(summary: pd.DataFrame, tests: pd.DataFrame, pictures: list[str], failed: int) -> str:
     """The report: the summary table, which differences are significant, and the pictures."""
-    lines = ["# Sweep report", "", "## Summary (per group of swept parameters)", "",
-             summary.to_markdown(index=False, floatfmt=".4g"), ""]
+    lines = [
+        "# Sweep report",
+        "",
+        "## Summary (per group of swept parameters)",
+        "",
+        summary.to_markdown(index=False, floatfmt=".4g"),
+        "",
+    ]
     if len(tests):
         sig = tests[tests["significant"]]
-        lines += ["## Pairwise comparisons", "",
-                  "Wilcoxon signed-rank where runs pair up on the same instances (n = pairs), else "
-                  "Mann-Whitney U (n = runs of both); a run that never reached the known optimum counts "
-                  "as slower than every run that did (failures tie). p-values are Holm-corrected over "
-                  f"all {len(tests)} tests below as one family (every setting and metric), so "
-                  "'significant' bounds the chance of any false positive in this table at 0.05. "
-                  "A12 = probability that a run of *a* does better (lower best, or fewer evaluations to "
-                  "the known optimum) than a run of *b*.", "",
-                  tests.to_markdown(index=False, floatfmt=".4g"), ""]
+        lines += [
+            "## Pairwise comparisons",
+            "",
+            "Wilcoxon signed-rank where runs pair up on the same instances (n = pairs), else "
+            "Mann-Whitney U (n = runs of both); a run that never reached the known optimum counts "
+            "as slower than every run that did (failures tie). p-values are Holm-corrected over "
+            f"all {len(tests)} tests below as one family (every setting and metric), so "
+            "'significant' bounds the chance of any false positive in this table at 0.05. "
+            "A12 = probability that a run of *a* does better (lower best, or fewer evaluations to "
+            "the known optimum) than a run of *b*.",
+            "",
+            tests.to_markdown(index=False, floatfmt=".4g"),
+            "",
+        ]
         lines += [f"Significant at 0.05: {len(sig)} of {len(tests)} comparisons."]
         setting = [c for c in tests.columns if c not in COMPARISON_COLUMNS and c != "puzzle"]
-        lines += [f"- {', '.join(f'{c}={r[c]}' for c in setting + ['metric'])}: **{r['a']}** vs **{r['b']}**: "
-                  f"p_holm = {r['p_holm']:.3g}, A12 = {r['a12']:.2f} ({r['a'] if r['a12'] > 0.5 else r['b']} better)"
-                  for _, r in sig.iterrows()]
+        lines += [
+            f"- {', '.join(f'{c}={r[c]}' for c in setting + ['metric'])}: **{r['a']}** vs **{r['b']}**: "
+            f"p_holm = {r['p_holm']:.3g}, A12 = {r['a12']:.2f} ({r['a'] if r['a12'] > 0.5 else r['b']} better)"
+            for _, r in sig.iterrows()
+        ]
         lines += [""]
     if failed:
         lines += [f"{failed} run(s) failed: see the `error` column of runs.csv.", ""]
@@ -66,10 +85,15 @@ def markdown(summary: pd.DataFrame, tests: pd.DataFrame, pictures: list[str], fa
 def colour_sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per size and solver: mean match rate and edge score, points at 100%, total seconds."""
     g = table.groupby(["n", "optimizer"])
-    return pd.DataFrame({"points": g.size(), "mean_match_rate": g["match_rate"].mean(),
-                         "mean_edge_score": g["edge_score"].mean(),
-                         "solved": g["unmatched_edges"].apply(lambda s: int((s == 0).sum())),
-                         "seconds": g["seconds"].sum()}).reset_index()
+    return pd.DataFrame(
+        {
+            "points": g.size(),
+            "mean_match_rate": g["match_rate"].mean(),
+            "mean_edge_score": g["edge_score"].mean(),
+            "solved": g["unmatched_edges"].apply(lambda s: int((s == 0).sum())),
+            "seconds": g["seconds"].sum(),
+        }
+    ).reset_index()
 
 
 def colour_sweep_outputs(roots: list[Path], out: Path) -> bool:
@@ -94,13 +118,18 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
     write_table(runs, out / "runs.parquet")
     write_table(traces, out / "traces.parquet", csv=False)
     colour_sweep_outputs(roots, out)
-    ok = runs[(runs["status"] == "ok") & runs.get("best", pd.Series(dtype=float)).notna()] if "best" in runs else runs[:0]
+    ok = (
+        runs[(runs["status"] == "ok") & runs.get("best", pd.Series(dtype=float)).notna()]
+        if "best" in runs
+        else runs[:0]
+    )
     failed = int((runs["status"] != "ok").sum())
     if ok.empty:
         return out
     keys = group_keys(ok)
     summary = summarise(ok, keys)
-    compared, metrics = ok, ("best",)
+    compared = ok
+    metrics: tuple[str, ...] = ("best",)
     if "success" in ok and ok["known_optimum"].notna().all():
         compared = ok.assign(evaluations_to_optimum=evaluations_to_optimum(ok))
         metrics = ("best", "evaluations_to_optimum")
@@ -108,9 +137,11 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
     write_table(summary, out / "summary.parquet")
     write_table(tests, out / "comparisons.parquet")
     what, ok_traces = score_label(ok), traces[traces["run_id"].isin(ok["run_id"])]
-    pictures = {"convergence.png": plots.convergence(ok, ok_traces, keys, what),
-               "final.png": plots.final_scores(ok, keys, what),
-               "ecdf.png": plots.ecdf(ok, ok_traces, keys)}
+    pictures = {
+        "convergence.png": plots.convergence(ok, ok_traces, keys, what),
+        "final.png": plots.final_scores(ok, keys, what),
+        "ecdf.png": plots.ecdf(ok, ok_traces, keys),
+    }
     axes = two_parameter_axes(ok, keys)
     if axes:
         pictures["heatmap.png"] = plots.heatmaps(ok, *axes, ylabel=what)
@@ -135,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         out = report(args.dirs, args.out)
     except FileNotFoundError as err:
-        raise SystemExit(f"error: {err}")
+        raise SystemExit(f"error: {err}") from None
     print(f"report written to {out / 'report.md'}")
 
 

@@ -4,6 +4,7 @@ that it found the same: the same best score and the same trace (evaluation count
 Wall-clock columns are not compared. A run with a budget in seconds cannot promise the same trace on
 another machine; reproduce says so rather than reporting a false difference as a bug.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 from core import InputError
 from experiments.records import CONFIG, RUN, TIMING_COLUMNS, TRACE
@@ -49,6 +50,8 @@ def reproduce(run_dir: Path) -> list[str]:
     if not (run_dir / CONFIG).is_file() or not (run_dir / RUN).is_file():
         raise InputError(f"{run_dir} is not a finished run directory (needs {CONFIG} and {RUN})")
     cfg = OmegaConf.load(run_dir / CONFIG)
+    if not isinstance(cfg, DictConfig):
+        raise InputError(f"{run_dir / CONFIG} is not a run's config: expected a mapping, found a list")
     cfg.progress = False
     with tempfile.TemporaryDirectory() as scratch:
         run_task(cfg, Path(scratch))

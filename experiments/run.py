@@ -4,6 +4,7 @@ User mistakes end with one line naming the problem. In a sweep, a failed run is 
 failed (with its error) and the sweep goes on; a run whose record is complete is skipped, so a
 re-run of an interrupted sweep (same `hydra.sweep.dir`) does only what is missing.
 """
+
 from __future__ import annotations
 
 import sys
@@ -27,7 +28,7 @@ from experiments.schema import register
 GROUPS = ("puzzle", "optimizer", "task")
 
 
-def run_subdir(varying: str, seed) -> str:
+def run_subdir(varying: str, seed: int) -> str:
     """A sweep run's directory: what varies, then the seed (e.g. optimizer=ga/seed=3)."""
     return f"{varying}/seed={seed}" if varying else f"seed={seed}"
 
@@ -55,16 +56,21 @@ def check_seed(cfg: DictConfig) -> None:
 def failure(cfg: DictConfig, error: BaseException) -> RunRecord:
     """A failed run's record: what was asked, and the one-line error."""
     seed = cfg.seed if isinstance(cfg.seed, int) else -1
-    return RunRecord(task=OmegaConf.select(cfg, "choices.task") or "unknown", seed=seed,
-                     puzzle=OmegaConf.select(cfg, "choices.puzzle"),
-                     optimizer=OmegaConf.select(cfg, "choices.optimizer"),
-                     status="failed", error=f"{type(error).__name__}: {error}")
+    return RunRecord(
+        task=OmegaConf.select(cfg, "choices.task") or "unknown",
+        seed=seed,
+        puzzle=OmegaConf.select(cfg, "choices.puzzle"),
+        optimizer=OmegaConf.select(cfg, "choices.optimizer"),
+        status="failed",
+        error=f"{type(error).__name__}: {error}",
+    )
 
 
 def run_task(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     """Build the configured task and run it: it writes the run's record and returns its row."""
     check_seed(cfg)
-    return build(cfg.task, "task")(cfg, run_dir)
+    row: dict[str, Any] = build(cfg.task, "task")(cfg, run_dir)
+    return row
 
 
 def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
@@ -100,7 +106,10 @@ def app(cfg: DictConfig) -> None:
     row = execute(cfg, run_dir, multirun)
     if row is not None:
         from experiments.tasks.optimise import summary_line
-        print(summary_line(row, run_dir) if "best" in row and row["best"] is not None else f"done -> {run_dir}")
+
+        print(
+            summary_line(row, run_dir) if "best" in row and row["best"] is not None else f"done -> {run_dir}"
+        )
 
 
 def main() -> None:

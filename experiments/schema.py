@@ -5,6 +5,7 @@ A component's base YAML (`configs/<group>/<name>.yaml`) names its class in `_tar
 `schema/<group>/<name>`, the dataclass `hydra_zen.builds` makes from that class's signature; it
 sets only what differs from the constructor's defaults. Variants extend their base YAML.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,7 +14,9 @@ from pathlib import Path
 from hydra.core.config_store import ConfigStore
 from hydra.utils import get_object
 from hydra_zen import builds
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
+
+from core import InputError
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 GROUPS = ("puzzle", "optimizer", "task")
@@ -34,7 +37,10 @@ def component_targets(config_dir: Path = CONFIG_DIR) -> dict[tuple[str, str], st
     found = {}
     for group in GROUPS:
         for path in sorted((config_dir / group).glob("*.yaml")):
-            target = OmegaConf.load(path).get("_target_")
+            node = OmegaConf.load(path)
+            if not isinstance(node, DictConfig):
+                raise InputError(f"{path}: a component config must be a mapping, found a list")
+            target = node.get("_target_")
             if target:
                 found[group, path.stem] = target
     return found
@@ -44,6 +50,7 @@ def register(config_dir: Path = CONFIG_DIR) -> None:
     """Store every component's generated schema under schema/<group>/<name>, and the budget's."""
     store = ConfigStore.instance()
     for (group, name), target in component_targets(config_dir).items():
-        store.store(group=f"schema/{group}", name=name,
-                    node=builds(get_object(target), populate_full_signature=True))
+        store.store(
+            group=f"schema/{group}", name=name, node=builds(get_object(target), populate_full_signature=True)
+        )
     store.store(group="schema/budget", name="budget", node=BudgetConf)

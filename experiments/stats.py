@@ -1,12 +1,26 @@
 """Statistics over runs: per-group summaries, expected running time, effect sizes and tests."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
-
-COMPARISON_COLUMNS = ("metric", "a", "b", "n_a", "n_b", "median_a", "median_b", "test", "n", "p", "a12",
-                      "p_holm", "significant")  # after the setting's own columns, in every comparisons table
+COMPARISON_COLUMNS = (
+    "metric",
+    "a",
+    "b",
+    "n_a",
+    "n_b",
+    "median_a",
+    "median_b",
+    "test",
+    "n",
+    "p",
+    "a12",
+    "p_holm",
+    "significant",
+)  # after the setting's own columns, in every comparisons table
 
 
 def ert(evaluations_used: np.ndarray, success: np.ndarray) -> float:
@@ -27,29 +41,37 @@ def summarise(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         key = key if isinstance(key, tuple) else (key,)
         success = g["success"].astype("boolean").fillna(False).to_numpy(bool) if "success" in g else None
         row = dict(zip(keys, key))
-        row.update(n=len(g), min=g["best"].min(), median=g["best"].median(), mean=g["best"].mean(),
-                   std=g["best"].std(ddof=1), max=g["best"].max())
+        row.update(
+            n=len(g),
+            min=g["best"].min(),
+            median=g["best"].median(),
+            mean=g["best"].mean(),
+            std=g["best"].std(ddof=1),
+            max=g["best"].max(),
+        )
         if success is not None and g["known_optimum"].notna().any():
             used = np.where(success, g["evals_to_optimum"].fillna(0), g["evaluations"])
-            row.update(success_rate=success.mean(),
-                       median_evals_to_optimum=g.loc[success, "evals_to_optimum"].median(),
-                       median_seconds_to_optimum=g.loc[success, "seconds_to_optimum"].median(),
-                       ert_evaluations=ert(used, success))
+            row.update(
+                success_rate=success.mean(),
+                median_evals_to_optimum=g.loc[success, "evals_to_optimum"].median(),
+                median_seconds_to_optimum=g.loc[success, "seconds_to_optimum"].median(),
+                ert_evaluations=ert(used, success),
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def a12(x, y) -> float:
+def a12(x: ArrayLike, y: ArrayLike) -> float:
     """Vargha-Delaney A12: the probability that a value drawn from x exceeds one from y (ties half).
 
     For scores to minimise, a12(y, x) is the probability that x beats y; 0.5 means no effect, and
     Vargha and Delaney call |A - 0.5| >= 0.06, 0.14, 0.21 small, medium and large.
     """
-    x, y = np.asarray(x, float)[:, None], np.asarray(y, float)[None, :]
-    return float(((x > y).sum() + 0.5 * (x == y).sum()) / (x.size * y.size))
+    xs, ys = np.asarray(x, float)[:, None], np.asarray(y, float)[None, :]
+    return float(((xs > ys).sum() + 0.5 * (xs == ys).sum()) / (xs.size * ys.size))
 
 
-def holm(pvalues) -> np.ndarray:
+def holm(pvalues: ArrayLike) -> np.ndarray:
     """Holm's step-down adjustment of p-values for multiple comparisons (family-wise error)."""
     p = np.asarray(pvalues, float)
     order = np.argsort(p)
@@ -62,7 +84,9 @@ def holm(pvalues) -> np.ndarray:
     return adjusted
 
 
-def paired_samples(a: pd.DataFrame, b: pd.DataFrame, instance: list[str], metric: str = "best"):
+def paired_samples(
+    a: pd.DataFrame, b: pd.DataFrame, instance: list[str], metric: str = "best"
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Aligned values of a and b on the same instances, or None when runs don't pair up."""
     if not instance:
         return None
@@ -109,8 +133,13 @@ def evaluations_to_optimum(runs: pd.DataFrame) -> pd.Series:
     return pd.Series(np.where(success, runs["evals_to_optimum"], censored), index=runs.index)
 
 
-def pairwise(runs: pd.DataFrame, keys: list[str], instance: list[str] | None = None,
-             alpha: float = 0.05, metrics: tuple[str, ...] = ("best",)) -> pd.DataFrame:
+def pairwise(
+    runs: pd.DataFrame,
+    keys: list[str],
+    instance: list[str] | None = None,
+    alpha: float = 0.05,
+    metrics: tuple[str, ...] = ("best",),
+) -> pd.DataFrame:
     """Every pair of optimisers within each setting, for each metric: test, n, p, A12, significance.
 
     Each metric is a column to minimise (the final best, or evaluations to the optimum); `a12` is the
@@ -121,17 +150,27 @@ def pairwise(runs: pd.DataFrame, keys: list[str], instance: list[str] | None = N
     instance = instance or []
     setting = [k for k in keys if k != "optimizer" and k not in instance]
     rows = []
-    for key, g in (runs.groupby(setting, dropna=False) if setting else [((), runs)]):
+    for key, g in runs.groupby(setting, dropna=False) if setting else [((), runs)]:
         key = key if isinstance(key, tuple) else (key,)
         names = sorted(g["optimizer"].unique())
         for metric in metrics:
             for i, a in enumerate(names):
-                for b in names[i + 1:]:
+                for b in names[i + 1 :]:
                     ra, rb = g[g["optimizer"] == a], g[g["optimizer"] == b]
-                    rows.append({**dict(zip(setting, key)), "metric": metric, "a": a, "b": b,
-                                 "n_a": len(ra), "n_b": len(rb),
-                                 "median_a": ra[metric].median(), "median_b": rb[metric].median(),
-                                 **compare(ra, rb, instance, metric), "a12": a12(rb[metric], ra[metric])})
+                    rows.append(
+                        {
+                            **dict(zip(setting, key)),
+                            "metric": metric,
+                            "a": a,
+                            "b": b,
+                            "n_a": len(ra),
+                            "n_b": len(rb),
+                            "median_a": ra[metric].median(),
+                            "median_b": rb[metric].median(),
+                            **compare(ra, rb, instance, metric),
+                            "a12": a12(rb[metric], ra[metric]),
+                        }
+                    )
     tests = pd.DataFrame(rows, columns=[*setting, *COMPARISON_COLUMNS[:-2]])
     tests["p_holm"] = holm(tests["p"]) if len(tests) else []
     tests["significant"] = tests["p_holm"] < alpha

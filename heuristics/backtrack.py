@@ -18,6 +18,7 @@ right, bottom]) of piece p shows in its r-th allowed clockwise quarter turn; a r
 cell, the piece and its turns. `Backtrack` is the constructive solver built from config
 (`optimizer=backtrack`): `solve(puzzle) -> layout`, on any `core.ConstructivePuzzle`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -101,8 +102,25 @@ def _candidates(cell, slack, n, piece, rot, table, starts):
 
 
 @numba.njit(cache=True, nogil=True)
-def _search(k, cells, piece, rot, used, twin, skip_turn, zeros, border, table, n, base, z0, b0,
-            starts, entries, max_nodes):
+def _search(
+    k,
+    cells,
+    piece,
+    rot,
+    used,
+    twin,
+    skip_turn,
+    zeros,
+    border,
+    table,
+    n,
+    base,
+    z0,
+    b0,
+    starts,
+    entries,
+    max_nodes,
+):
     """Depth-first search for a board with <= k unmatched edges: 1 found, 0 none, -1 out of nodes."""
     f, turns = cells.shape[0], table.shape[1]
     nxt = np.zeros(f + 1, dtype=np.int64)
@@ -170,7 +188,7 @@ def _symmetries(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         first[row] = p
     skip = np.zeros(table.shape[:2], dtype=np.bool_)
     for r in range(1, table.shape[1]):
-        skip[:, r] = (table[:, :r] == table[:, r:r + 1]).all(axis=2).any(axis=1)
+        skip[:, r] = (table[:, :r] == table[:, r : r + 1]).all(axis=2).any(axis=1)
     return twin, skip
 
 
@@ -198,12 +216,29 @@ def solve_exact(table, n: int, preplaced=None, max_nodes: int = 50_000_000) -> E
     piece, rot, used, todo, base = _start(table, n, preplaced)
     zeros = (table[:, 0] == 0).sum(axis=1).astype(np.int64)
     rows, cols = np.divmod(np.arange(n * n), n)
-    border = ((cols == 0).astype(np.int64) + (rows == 0) + (cols == n - 1) + (rows == n - 1))
+    border = (cols == 0).astype(np.int64) + (rows == 0) + (cols == n - 1) + (rows == n - 1)
     z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
     spent, k = 0, base + (max(z0 - b0, 0) + 1) // 2
     while k <= 2 * n * (n - 1):
-        status, nodes = _search(k, todo, piece, rot, used, twin, skip, zeros, border, table, n,
-                                base, z0, b0, starts, entries, max_nodes - spent)
+        status, nodes = _search(
+            k,
+            todo,
+            piece,
+            rot,
+            used,
+            twin,
+            skip,
+            zeros,
+            border,
+            table,
+            n,
+            base,
+            z0,
+            b0,
+            starts,
+            entries,
+            max_nodes - spent,
+        )
         spent += nodes
         if status == 1:
             return ExactResult(piece, rot, k, True, k, spent)
@@ -231,8 +266,9 @@ class Backtrack(BoardBuilder):
         """An optimal board, checked (each piece once, pre-placed pieces kept)."""
         puzzle = self._require(puzzle)
         result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes)
-        if result.piece is None:
+        if result.piece is None or result.rotation is None:
             raise InputError(
                 f"optimizer=backtrack gave up after {result.nodes:,} nodes (the optimum is at least "
-                f"{result.lower_bound} unmatched edges); raise optimizer.max_nodes or use a smaller board")
+                f"{result.lower_bound} unmatched edges); raise optimizer.max_nodes or use a smaller board"
+            )
         return puzzle.layout(result.piece, result.rotation)

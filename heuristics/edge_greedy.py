@@ -23,6 +23,7 @@ are row-major on an n x n board; the result gives, per cell, the piece index and
 `Greedy` is the constructive solver built from config (`optimizer=greedy` / `greedy_faithful`):
 `solve(puzzle) -> layout`, on any puzzle that offers `core.ConstructivePuzzle`.
 """
+
 from __future__ import annotations
 
 import numba
@@ -98,7 +99,7 @@ def _first_max(values, length):
 def _pop_argmax(number, length, i, pool, has_zero, want_zero):
     """The seed's while loop: pop `number[i]` until pool[i] has (want_zero) a 0, or one is left."""
     while has_zero[pool[i]] != want_zero:
-        number[i:length - 1] = number[i + 1:length].copy()
+        number[i : length - 1] = number[i + 1 : length].copy()
         length -= 1
         i = _first_max(number, length)
         if length == 1:
@@ -199,7 +200,8 @@ def _step(piece, rot, used, pool, table, has_zero, n, faithful, target, number, 
             continue
         if not known[cell]:
             best[cell, 0], best[cell, 1], best[cell, 2] = _choose(
-                cell, piece, rot, used, pool, table, has_zero, n, faithful, target, number)
+                cell, piece, rot, used, pool, table, has_zero, n, faithful, target, number
+            )
             known[cell] = True
         if best[cell, 1] != EMPTY and best[cell, 0] > top:
             top, at = best[cell, 0], cell
@@ -299,15 +301,18 @@ class BoardBuilder:
     def _require(self, puzzle) -> ConstructivePuzzle:
         """The puzzle, if it offers what a constructive solver needs; else a one-line error."""
         if not isinstance(puzzle, ConstructivePuzzle):
-            raise InputError(f"optimizer={self.name} solves edge-matching puzzles only "
-                             "(puzzle=edge_matching or puzzle=eternity)")
+            raise InputError(
+                f"optimizer={self.name} solves edge-matching puzzles only "
+                "(puzzle=edge_matching or puzzle=eternity)"
+            )
         return puzzle
 
     def run(self, objective, rng) -> None:
         """Refuse, in one line: the pieces are needed, which an objective does not carry."""
         raise InputError(
             f"optimizer={self.name} builds its board from the pieces rather than by evaluating genomes: "
-            "run it with task=colour_sweep (add task.colours=[20] for a single board)")
+            "run it with task=colour_sweep (add task.colours=[20] for a single board)"
+        )
 
 
 class Greedy(BoardBuilder):
@@ -321,8 +326,10 @@ class Greedy(BoardBuilder):
         """One greedy board, checked: pre-placed pieces kept, and each piece once unless seed-faithful."""
         puzzle = self._require(puzzle)
         if self.seed_faithful and puzzle.rotations:
-            raise InputError("optimizer=greedy_faithful reproduces the seed, whose pieces never turn: "
-                             "use puzzle.rotations=false, or optimizer=greedy")
+            raise InputError(
+                "optimizer=greedy_faithful reproduces the seed, whose pieces never turn: "
+                "use puzzle.rotations=false, or optimizer=greedy"
+            )
         try:
             piece, rot = greedy(puzzle.table, puzzle.n, puzzle.preplaced, self.seed_faithful)
         except ValueError as err:

@@ -7,10 +7,13 @@ primary item, "at most one" per secondary item. They live in the optional `exact
 
 An ILP solver finds one solution per solve, so enumeration adds a no-good cut after each one.
 """
+
 from __future__ import annotations
 
 import warnings
-from typing import Iterator
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -20,8 +23,7 @@ from heuristics.exact_cover import ExactCover, bool_matrix, solution_limit
 BACKENDS = ("algorithm_x", "ilp", "cpsat")
 
 
-def solutions(problem, backend: str = "algorithm_x",
-              limit: int | None = None) -> Iterator[list[int]]:
+def solutions(problem, backend: str = "algorithm_x", limit: int | None = None) -> Iterator[list[int]]:
     """Solutions (lists of row indices, sorted) from the chosen backend, up to `limit`.
 
     `problem` is an ExactCover or a puzzle's `core.CoverModel`.
@@ -38,8 +40,7 @@ def solutions(problem, backend: str = "algorithm_x",
 def check_backend(backend: str) -> None:
     """Refuse an unknown backend in one line that names the known ones."""
     if backend not in BACKENDS:
-        raise InputError(
-            f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
+        raise InputError(f"unknown exact backend {backend!r}; choose one of: {', '.join(BACKENDS)}")
 
 
 def count(problem, backend: str = "algorithm_x", limit: int | None = None) -> int:
@@ -62,9 +63,10 @@ def _columns(problem: ExactCover) -> tuple[list[np.ndarray], np.ndarray]:
     return [np.flatnonzero(bits[:, i]) for i in range(problem.n_items)], primary
 
 
-def _import(module: str, backend: str):
+def _import(module: str, backend: str) -> ModuleType:
     """Import an optional dependency, or say in one line how to install it."""
     import importlib
+
     try:
         return importlib.import_module(module)
     except ImportError:
@@ -106,7 +108,8 @@ def _binary(pulp, model, name: str):
 
 def _cpsat_solutions(problem: ExactCover, limit: int) -> list[list[int]]:
     """Enumerate every solution with CP-SAT's solution callback (seed 004)."""
-    cp_model = _import("ortools.sat.python.cp_model", "cpsat")
+    # imported by name, so mypy cannot see its classes; Any lets Collect subclass its callback class
+    cp_model: Any = _import("ortools.sat.python.cp_model", "cpsat")
     model = cp_model.CpModel()
     x = [model.NewBoolVar(f"x{r}") for r in range(len(problem.masks))]
     columns, primary = _columns(problem)

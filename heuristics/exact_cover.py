@@ -21,9 +21,11 @@ The search is an explicit-stack loop compiled with numba (cache=True). It is res
 state lives in arrays, so `solutions()` is a generator that asks the compiled loop for a batch of
 solutions at a time.
 """
+
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Literal, overload
 
 import numba
 import numpy as np
@@ -151,8 +153,9 @@ def _choose(lm, primary, cov, base, start, mrv, spec):
 
 
 @numba.njit(cache=True, nogil=True)
-def _search(lm, rows, start, primary, mrv, region, budget, store, state, cov, item, pos, chosen,
-            out, out_len):
+def _search(
+    lm, rows, start, primary, mrv, region, budget, store, state, cov, item, pos, chosen, out, out_len
+):
     """Run Algorithm X until `budget` more solutions are found or the tree is exhausted.
 
     Item i's candidate rows are listed at k in start[i]..start[i+1]: row id rows[k], bitset lm[k].
@@ -161,8 +164,18 @@ def _search(lm, rows, start, primary, mrv, region, budget, store, state, cov, it
     call; when `store` is set, solution j's rows are `out[j, :out_len[j]]`.
     """
     W = lm.shape[1]
-    spec = (region[0], region[1], region[2], region[3], region[4], region[5], region[6],
-            region[7], region[8], region[9])
+    spec = (
+        region[0],
+        region[1],
+        region[2],
+        region[3],
+        region[4],
+        region[5],
+        region[6],
+        region[7],
+        region[8],
+        region[9],
+    )
     found = 0
     if state[1] == _DONE:
         return 0
@@ -218,15 +231,14 @@ def _search(lm, rows, start, primary, mrv, region, budget, store, state, cov, it
 
 def masks_from_rows(rows: Iterable[Iterable[int]], n_items: int) -> np.ndarray:
     """Rows as lists of item indices -> one bitset per row, after checking every item is valid."""
-    rows = [list(r) for r in rows]
-    for i, row in enumerate(rows):
+    lists = [list(r) for r in rows]
+    for i, row in enumerate(lists):
         if len(set(row)) != len(row):
             raise InputError(f"exact cover: row {i} lists an item twice: {row}")
         for item in row:
             if not 0 <= item < n_items:
-                raise InputError(
-                    f"exact cover: row {i} has item {item}, outside 0..{n_items - 1}")
-    return bitsets(rows, n_items)
+                raise InputError(f"exact cover: row {i} has item {item}, outside 0..{n_items - 1}")
+    return bitsets(lists, n_items)
 
 
 def bool_matrix(masks: np.ndarray) -> np.ndarray:
@@ -248,8 +260,19 @@ def region_spec(regions: Regions | None) -> np.ndarray:
     if regions is None:
         return NO_REGIONS
     pad = 3 - len(regions.strides)
-    return np.array([len(regions.strides), *regions.strides, *[0] * pad, *regions.plus, *[0] * pad,
-                     regions.to_fill, regions.min_size, regions.divisor], dtype=np.uint64)
+    return np.array(
+        [
+            len(regions.strides),
+            *regions.strides,
+            *[0] * pad,
+            *regions.plus,
+            *[0] * pad,
+            regions.to_fill,
+            regions.min_size,
+            regions.divisor,
+        ],
+        dtype=np.uint64,
+    )
 
 
 class ExactCover:
@@ -266,32 +289,50 @@ class ExactCover:
     definition, a row with no primary item is never part of a solution.
     """
 
-    def __init__(self, rows: Iterable[Iterable[int]], n_items: int,
-                 secondary: Iterable[int] = (), rule: str = "first",
-                 regions: Regions | None = None):
+    def __init__(
+        self,
+        rows: Iterable[Iterable[int]],
+        n_items: int,
+        secondary: Iterable[int] = (),
+        rule: str = "first",
+        regions: Regions | None = None,
+    ):
         secondary = set(secondary)
         if any(not 0 <= s < n_items for s in secondary):
             raise InputError(f"exact cover: secondary items must lie in 0..{n_items - 1}")
         primary = [i for i in range(n_items) if i not in secondary]
-        self._setup(masks_from_rows(rows, n_items), n_items, masks_from_rows([primary], n_items)[0],
-                    rule, regions)
+        self._setup(
+            masks_from_rows(rows, n_items), n_items, masks_from_rows([primary], n_items)[0], rule, regions
+        )
 
     @classmethod
-    def from_masks(cls, masks: np.ndarray, n_items: int, primary: np.ndarray,
-                   rule: str = "first", regions: Regions | None = None) -> "ExactCover":
+    def from_masks(
+        cls,
+        masks: np.ndarray,
+        n_items: int,
+        primary: np.ndarray,
+        rule: str = "first",
+        regions: Regions | None = None,
+    ) -> ExactCover:
         """A problem given as bitsets directly: (R, W) uint64 rows and a (W,) primary mask."""
         self = cls.__new__(cls)
-        self._setup(np.ascontiguousarray(masks, dtype=np.uint64), n_items,
-                    np.ascontiguousarray(primary, dtype=np.uint64), rule, regions)
+        self._setup(
+            np.ascontiguousarray(masks, dtype=np.uint64),
+            n_items,
+            np.ascontiguousarray(primary, dtype=np.uint64),
+            rule,
+            regions,
+        )
         return self
 
     @classmethod
-    def from_model(cls, model: CoverModel) -> "ExactCover":
+    def from_model(cls, model: CoverModel) -> ExactCover:
         """A problem from a puzzle's cover model."""
         return cls.from_masks(model.masks, model.n_items, model.primary, model.rule, model.regions)
 
-    def _setup(self, masks: np.ndarray, n_items: int, primary: np.ndarray, rule: str,
-               regions: Regions | None):
+    def _setup(
+        self, masks: np.ndarray, n_items: int, primary: np.ndarray, rule: str, regions: Regions | None
+    ):
         """Keep the bitsets and lay out the candidate rows each rule walks, item by item."""
         if rule not in RULES:
             raise InputError(f"exact cover: rule must be one of {RULES}, got {rule!r}")
@@ -310,6 +351,12 @@ class ExactCover:
         self.region = region_spec(regions)
         self.depth = int(is_primary.sum()) + 1
 
+    @overload
+    def _run(self, budget: int, store: Literal[True], batch: int) -> Iterator[np.ndarray]: ...
+
+    @overload
+    def _run(self, budget: int, store: Literal[False], batch: int) -> Iterator[int]: ...
+
     def _run(self, budget: int, store: bool, batch: int) -> Iterator[np.ndarray | int]:
         """Drive the resumable compiled search; yields solution arrays, or counts if not store."""
         words = self.masks.shape[1]
@@ -321,9 +368,23 @@ class ExactCover:
         out_len = np.zeros(size, dtype=np.int64)
         left = budget
         while left > 0 and state[1] != _DONE:
-            n = _search(self.listed, self.rows, self.start, self.primary, self.rule == "mrv",
-                        self.region, min(left, size) if store else left, store, state, cov, item,
-                        pos, chosen, out, out_len)
+            n = _search(
+                self.listed,
+                self.rows,
+                self.start,
+                self.primary,
+                self.rule == "mrv",
+                self.region,
+                min(left, size) if store else left,
+                store,
+                state,
+                cov,
+                item,
+                pos,
+                chosen,
+                out,
+                out_len,
+            )
             left -= n
             if not store:
                 yield n

@@ -4,15 +4,18 @@ Order genes: ordered (OX) or partially matched (PMX) crossover and shuffle-index
 Orientation genes (one per item, where the space has them): uniform crossover and uniform-int
 mutation. Tournament selection; the `elite` best survive unchanged.
 """
+
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from deap import algorithms, base, creator, tools
 
-from heuristics.objective import Objective
 from core import InputError, PermutationSpace
+from heuristics.objective import Objective
 
 # DEAP's classes live at module level so that runs can be pickled to launcher workers.
 if not hasattr(creator, "FitnessMin"):
@@ -20,10 +23,15 @@ if not hasattr(creator, "FitnessMin"):
 if not hasattr(creator, "Individual"):
     creator.create("Individual", list, fitness=creator.FitnessMin)
 
+# creator.Individual, made at import: a list of genes with a DEAP `fitness` attribute.
+Individual = Any
+
 CROSSOVERS = {"ordered": tools.cxOrdered, "pmx": tools.cxPartialyMatched}
 
 
-def mate(a, b, space: PermutationSpace, order_cx):
+def mate(
+    a: list[int], b: list[int], space: PermutationSpace, order_cx: Callable[[list[int], list[int]], object]
+) -> tuple[list[int], list[int]]:
     """Cross the order genes with `order_cx` and the orientation genes uniformly."""
     n = space.n
     oa, ob = a[:n], b[:n]
@@ -36,7 +44,7 @@ def mate(a, b, space: PermutationSpace, order_cx):
     return a, b
 
 
-def mutate(ind, space: PermutationSpace, indpb: float, orient_indpb: float):
+def mutate(ind: list[int], space: PermutationSpace, indpb: float, orient_indpb: float) -> tuple[list[int]]:
     """Shuffle-indexes on the order genes; redraw orientation genes with their own rate."""
     n = space.n
     order = ind[:n]
@@ -49,7 +57,7 @@ def mutate(ind, space: PermutationSpace, indpb: float, orient_indpb: float):
     return (ind,)
 
 
-def clone(ind):
+def clone(ind: Individual) -> Individual:
     """A cheap copy (DEAP's default deep-copies, which dominates run time on small genomes)."""
     copy = creator.Individual(ind)
     copy.fitness.values = ind.fitness.values
@@ -61,15 +69,23 @@ class GA:
 
     name = "ga"
 
-    def __init__(self, pop_size: int = 50, cxpb: float = 0.8, mutpb: float = 0.5,
-                 indpb: float = 0.2, orient_indpb: float = 0.1, tournsize: int = 3,
-                 elite: int = 2, crossover: str = "ordered"):
+    def __init__(
+        self,
+        pop_size: int = 50,
+        cxpb: float = 0.8,
+        mutpb: float = 0.5,
+        indpb: float = 0.2,
+        orient_indpb: float = 0.1,
+        tournsize: int = 3,
+        elite: int = 2,
+        crossover: str = "ordered",
+    ):
         if crossover not in CROSSOVERS:
-            raise InputError(
-                f"optimizer.crossover must be one of {sorted(CROSSOVERS)}, got {crossover!r}")
+            raise InputError(f"optimizer.crossover must be one of {sorted(CROSSOVERS)}, got {crossover!r}")
         if pop_size < 2 or not 0 <= elite < pop_size:
             raise InputError(
-                f"optimizer.pop_size must be >= 2 and 0 <= elite < pop_size, got {pop_size}, {elite}")
+                f"optimizer.pop_size must be >= 2 and 0 <= elite < pop_size, got {pop_size}, {elite}"
+            )
         if tournsize < 1:
             raise InputError(f"optimizer.tournsize must be >= 1, got {tournsize}")
         for name, p in (("cxpb", cxpb), ("mutpb", mutpb), ("indpb", indpb), ("orient_indpb", orient_indpb)):
@@ -89,7 +105,7 @@ class GA:
         return tb
 
     @staticmethod
-    def evaluate(objective: Objective, population) -> None:
+    def evaluate(objective: Objective, population: list[Individual]) -> None:
         """Score every individual whose fitness is stale."""
         for ind in population:
             if not ind.fitness.valid:
@@ -102,7 +118,8 @@ class GA:
         self.evaluate(objective, population)
         while True:
             elite = tools.selBest(population, self.elite)  # varAnd varies clones, so these stay intact
-            offspring = algorithms.varAnd(tb.select(population, self.pop_size - self.elite), tb,
-                                          self.cxpb, self.mutpb)
+            offspring = algorithms.varAnd(
+                tb.select(population, self.pop_size - self.elite), tb, self.cxpb, self.mutpb
+            )
             self.evaluate(objective, offspring)
             population = elite + offspring

@@ -162,7 +162,7 @@ ils_fc = njit(nogil=True)(ils)
 
 _sa_inline = njit(nogil=True, inline="always")(sa)
 _ils_inline = njit(nogil=True, inline="always")(ils)
-_BUILT = {}
+_BUILT: dict[tuple[object, ...], object] = {}
 
 _BOUND = """
 import importlib

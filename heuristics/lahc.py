@@ -1,10 +1,11 @@
 """Late acceptance hill climbing (Burke & Bykov, 2017): one setting, and a worked example of adding
 an optimiser (this module and configs/optimizer/lahc.yaml are all it takes)."""
+
 from __future__ import annotations
 
 import numpy as np
 
-from core import InputError
+from core import InputError, PermutationSpace
 from heuristics.moves import random_move
 from heuristics.objective import Objective
 
@@ -25,7 +26,7 @@ class LateAcceptance:
             raise InputError(f"optimizer.move must be 'swap', 'insert' or 'reversal', got {move!r}")
         self.history, self.move = history, move
 
-    def step_kind(self, space, rng: np.random.Generator) -> str:
+    def step_kind(self, space: PermutationSpace, rng: np.random.Generator) -> str:
         """The order move, or (half the time, where items turn) an orientation move."""
         return "orientation" if space.oriented and rng.random() < 0.5 else self.move
 

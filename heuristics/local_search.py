@@ -8,6 +8,8 @@ evaluation budget stops exactly, traces stay exact and the clock is read only be
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 
 from core import InputError, LocalSearchFace
@@ -40,7 +42,7 @@ class Chain:
         face: LocalSearchFace,
         state: np.ndarray,
         kernel: str,
-        params: dict[str, float],
+        params: Mapping[str, float],
         seed: int,
         stream: int = 0,
         trace_cap: int = 1 << 14,
@@ -86,7 +88,7 @@ class Chain:
         return [(self.evaluations, int(self.ctl[2]))]
 
 
-def hand_over(objective: Objective, chain: Chain, improvements: list[tuple[int, int]]) -> None:
+def hand_over(objective: Objective, chain: Chain, improvements: Sequence[tuple[int, float]]) -> None:
     """Give the objective a chunk's count and improvements (it raises Stop when the budget ends)."""
     genome = chain.face.genome(chain.best) if improvements else None
     objective.account(chain.evaluations, improvements, genome)
@@ -97,7 +99,7 @@ def start_chain(
     face: LocalSearchFace,
     rng: np.random.Generator,
     kernel: str,
-    params: dict[str, float],
+    params: Mapping[str, float],
 ) -> Chain:
     """A chain from a fresh start state drawn by `rng`, its start accounted as the first evaluation."""
     chain = Chain(face, face.start(rng), kernel, params, seed=int(rng.integers(2**62)))

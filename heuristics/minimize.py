@@ -35,6 +35,11 @@ def minimize(
         reason = "finished"
     except Stop as stop:
         reason = stop.reason
+    if objective.best_genome is None:  # no genome scored below inf: a NaN or inf fitness, or no evaluation
+        raise InputError(
+            f"the run found no genome with a finite fitness in {objective.evaluations} evaluation(s); "
+            "the fitness must return finite numbers"
+        )
     return Result(
         objective.best,
         objective.best_genome,

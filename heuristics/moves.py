@@ -2,6 +2,7 @@
 
 Each returns a new genome and leaves its input alone, so callers can keep the current one.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,7 @@ from core import PermutationSpace
 def reverse(genome: np.ndarray, i: int, j: int) -> np.ndarray:
     """2-opt move: reverse the order between positions i and j inclusive."""
     out = genome.copy()
-    out[i: j + 1] = genome[i: j + 1][::-1]
+    out[i : j + 1] = genome[i : j + 1][::-1]
     return out
 
 
@@ -53,8 +54,9 @@ def two_positions(n: int, rng: np.random.Generator) -> tuple[int, int]:
     return i, j + (j >= i)
 
 
-def random_move(genome: np.ndarray, space: PermutationSpace, kind: str,
-                rng: np.random.Generator) -> np.ndarray:
+def random_move(
+    genome: np.ndarray, space: PermutationSpace, kind: str, rng: np.random.Generator
+) -> np.ndarray:
     """A random neighbour by one move of the given kind."""
     n = space.n
     if kind == "orientation":

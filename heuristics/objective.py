@@ -3,12 +3,13 @@
 It counts evaluations, keeps the best-so-far trace and ends the run on a budget, so optimisers
 stay plain loops: they call the objective until it raises `Stop`.
 """
+
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -36,21 +37,21 @@ class Objective:
     space: PermutationSpace
     budget: Budget
     clock: Callable[[], float] = time.perf_counter
-    on_progress: Callable[["Objective"], None] | None = None  # called every PROGRESS_EVERY evaluations
+    on_progress: Callable[[Objective], None] | None = None  # called every PROGRESS_EVERY evaluations
     face: LocalSearchFace | None = None  # the puzzle's local-search face, for compiled optimisers
     evaluations: int = 0
     best: float = math.inf
     best_genome: np.ndarray | None = None
     trace: list[tuple[int, float, float]] = field(default_factory=list)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.started = self.clock()
 
     @property
     def seconds(self) -> float:
         return self.clock() - self.started
 
-    def __call__(self, genome) -> float:
+    def __call__(self, genome: np.ndarray) -> float:
         """Score a genome; raise Stop instead of going over the budget."""
         budget = self.budget
         if budget.evaluations is not None and self.evaluations >= budget.evaluations:
@@ -74,7 +75,12 @@ class Objective:
         cap = self.budget.evaluations
         return None if cap is None else cap - self.evaluations
 
-    def account(self, evaluations: int, improvements: list[tuple[int, float]], best_genome=None) -> None:
+    def account(
+        self,
+        evaluations: int,
+        improvements: Sequence[tuple[int, float]],
+        best_genome: np.ndarray | None = None,
+    ) -> None:
         """Take a compiled chunk's results; raise Stop as a call would.
 
         `evaluations` counts the run so far (one priced move = one evaluation); `improvements` holds
@@ -83,7 +89,9 @@ class Objective:
         """
         budget, before = self.budget, self.evaluations
         if budget.evaluations is not None and evaluations > budget.evaluations:
-            raise ValueError(f"a chunk went over the budget: {evaluations} > {budget.evaluations} evaluations")
+            raise ValueError(
+                f"a chunk went over the budget: {evaluations} > {budget.evaluations} evaluations"
+            )
         self.evaluations, seconds = evaluations, self.seconds
         for index, value in improvements:
             if value < self.best:

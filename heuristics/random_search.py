@@ -1,4 +1,5 @@
 """Uniform random sampling: the floor every optimiser should clear."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,13 +1,14 @@
 """Simulated annealing with swap, insert and reversal moves and geometric cooling."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
+from core import InputError, PermutationSpace
 from heuristics.moves import random_move
 from heuristics.objective import Objective
-from core import InputError
 
 MOVES = ("swap", "insert", "reversal")
 
@@ -21,15 +22,22 @@ class SimulatedAnnealing:
 
     name = "sa"
 
-    def __init__(self, t0: float = 5.0, alpha: float = 0.999, t_min: float = 0.05,
-                 moves: dict | None = None, orientation_rate: float = 0.3):
+    def __init__(
+        self,
+        t0: float = 5.0,
+        alpha: float = 0.999,
+        t_min: float = 0.05,
+        moves: dict[str, float] | None = None,
+        orientation_rate: float = 0.3,
+    ):
         weights = dict(moves or {"swap": 1.0, "insert": 1.0, "reversal": 1.0})
         unknown = set(weights) - set(MOVES)
         if unknown:
             raise InputError(f"optimizer.moves: unknown move(s) {sorted(unknown)}; use {list(MOVES)}")
         if not (t0 > 0 and 0 < alpha < 1 and 0 < t_min < t0):
             raise InputError(
-                f"optimizer needs t0 > t_min > 0 and 0 < alpha < 1, got t0={t0}, t_min={t_min}, alpha={alpha}")
+                f"optimizer needs t0 > t_min > 0 and 0 < alpha < 1, got t0={t0}, t_min={t_min}, alpha={alpha}"
+            )
         if not 0 <= orientation_rate <= 1:
             raise InputError(f"optimizer.orientation_rate must be in [0, 1], got {orientation_rate}")
         total = sum(weights.values())
@@ -40,7 +48,7 @@ class SimulatedAnnealing:
         self.cumulative = np.cumsum([weights[k] / total for k in self.kinds])
         self.orientation_rate = orientation_rate
 
-    def step_kind(self, space, rng: np.random.Generator) -> str:
+    def step_kind(self, space: PermutationSpace, rng: np.random.Generator) -> str:
         """Which move to try next."""
         if space.oriented and rng.random() < self.orientation_rate:
             return "orientation"

@@ -1,13 +1,15 @@
 """2-opt local search over permutations, restarted at random until the budget is spent."""
+
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 import numpy as np
 
+from core import InputError, PermutationSpace
 from heuristics.moves import reorient, reverse, swap
 from heuristics.objective import Objective
-from core import InputError
 
 
 class TwoOpt:
@@ -31,14 +33,16 @@ class TwoOpt:
         self.strategy, self.move, self.start = strategy, move, start
 
     @staticmethod
-    def moves(space) -> np.ndarray:
+    def moves(space: PermutationSpace) -> np.ndarray:
         """Every move as a row (kind, a, b): kind 0 permutes positions a, b; kind 1 turns item a to b."""
         rows = [(0, i, j) for i, j in itertools.combinations(range(space.n), 2)]
         if space.oriented:
             rows += [(1, item, k) for item in range(space.n) for k in range(space.orientations[item])]
         return np.array(rows, dtype=np.int64)
 
-    def neighbours(self, genome: np.ndarray, space, moves: np.ndarray, rng: np.random.Generator):
+    def neighbours(
+        self, genome: np.ndarray, space: PermutationSpace, moves: np.ndarray, rng: np.random.Generator
+    ) -> Iterator[np.ndarray]:
         """Every neighbour by one move, starting at a random point of the (shuffled) move list."""
         step = reverse if self.move == "reversal" else swap
         start = int(rng.integers(len(moves)))
@@ -49,7 +53,9 @@ class TwoOpt:
             elif genome[space.n + a] != b:
                 yield reorient(genome, space, a, b)
 
-    def descend(self, objective: Objective, genome: np.ndarray, moves: np.ndarray, rng: np.random.Generator):
+    def descend(
+        self, objective: Objective, genome: np.ndarray, moves: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, float]:
         """Improve one genome until no neighbour is better."""
         value = objective(genome)
         improved = True

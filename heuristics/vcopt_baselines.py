@@ -5,13 +5,14 @@ seed until the objective's budget stops them. vcopt orders items and nothing els
 space has orientations the adapters hand it a permutation of (item, orientation) tokens instead:
 each item takes the place and the orientation of its first token (see `TokenEncoding`).
 """
+
 from __future__ import annotations
 
 import numpy as np
 from vcopt import vcopt
 
-from heuristics.objective import Objective
 from core import InputError, PermutationSpace
+from heuristics.objective import Objective
 
 
 class TokenEncoding:
@@ -91,5 +92,12 @@ class VcoptTspGA:
         encoding = TokenEncoding(objective.space)
         score = _Encoded(objective, encoding)
         while True:
-            vcopt().tspGA(encoding.identity(), score, _aim(objective), show_pool_func=None,
-                          seed=int(rng.integers(2**31)), pool_num=self.pool_num, max_gen=self.max_gen)
+            vcopt().tspGA(
+                encoding.identity(),
+                score,
+                _aim(objective),
+                show_pool_func=None,
+                seed=int(rng.integers(2**31)),
+                pool_num=self.pool_num,
+                max_gen=self.max_gen,
+            )

@@ -12,12 +12,14 @@ that avoid its cells. `Calendar` is a `core.ExactPuzzle`: one date, or every dat
 solved by the generic exact task (experiments/tasks/exact.py) with a backend from heuristics/
 (the exact-cover engine, or the seeds' ILP and CP-SAT solvers).
 """
+
 from __future__ import annotations
 
 import calendar as _cal
 import datetime as dt
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,8 +34,7 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 WEEKDAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat")  # seed 004's order: 0 = Sunday
 LEAP_YEAR = 2024
 _DAYS = tuple(" ".join(str(d) for d in range(r, min(r + 7, 32))) for r in range(1, 32, 7))
-_CLASSIC = ("Jan Feb Mar Apr May Jun .", "Jul Aug Sep Oct Nov Dec .", *_DAYS[:4],
-            _DAYS[4] + " . . . .")
+_CLASSIC = ("Jan Feb Mar Apr May Jun .", "Jul Aug Sep Oct Nov Dec .", *_DAYS[:4], _DAYS[4] + " . . . .")
 _WEEKDAY = (*_CLASSIC[:6], _DAYS[4] + " Sun Mon Tue Wed", ". . . . Thu Fri Sat")
 BOARDS = {"classic": (_CLASSIC, "calendar"), "weekday": (_WEEKDAY, "calendar_weekday")}
 
@@ -61,8 +62,7 @@ def parse_date(value: str | dt.date | None = None, weekday: str | int | None = N
     if value is None:
         value = dt.date.today()
     if isinstance(value, dt.date):
-        return Day(value.month, value.day, (value.isoweekday() % 7) if weekday is None
-                   else _weekday(weekday))
+        return Day(value.month, value.day, (value.isoweekday() % 7) if weekday is None else _weekday(weekday))
     parts = str(value).strip().split("-")
     if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
         raise InputError(f"date {value!r} is not YYYY-MM-DD or MM-DD (e.g. 2026-11-21)")
@@ -81,7 +81,9 @@ def _check_day(month: int, day: int, year: int, text) -> None:
     if not 1 <= day <= last:
         raise InputError(
             f"date {text!r}: {MONTHS[month - 1]} has days 1-{last}"
-            + (f" in {year}" if month == 2 else "") + f", not {day}")
+            + (f" in {year}" if month == 2 else "")
+            + f", not {day}"
+        )
 
 
 def _weekday(value: str | int) -> int:
@@ -119,11 +121,16 @@ class Calendar:
     name = "calendar"
     needs_solutions = False  # a date's figure is its solution count
 
-    def __init__(self, board: str = "classic", date: str | None = None,
-                 weekday: str | None = None, year: int | None = None, reflections: bool = True):
+    def __init__(
+        self,
+        board: str = "classic",
+        date: str | None = None,
+        weekday: str | None = None,
+        year: int | None = None,
+        reflections: bool = True,
+    ):
         if board not in BOARDS:
-            raise InputError(
-                f"unknown calendar board {board!r}; choose one of: {', '.join(BOARDS)}")
+            raise InputError(f"unknown calendar board {board!r}; choose one of: {', '.join(BOARDS)}")
         if year is not None and date is not None:
             raise InputError("give puzzle.date (one date) or puzzle.year (every date), not both")
         rows, pieces = BOARDS[board]
@@ -146,11 +153,17 @@ class Calendar:
 
     def open_cells(self, day: Day) -> list[int]:
         """The board cells a date leaves uncovered."""
-        if self.weekdays and day.weekday is None:
-            raise InputError(
-                "the weekday board needs a weekday: give a full date (YYYY-MM-DD) or a weekday")
+        self.weekday_name(day)  # the weekday board needs a weekday
         labels = day.labels() if self.weekdays else day.labels()[:2]
         return [self.labels.index(t) for t in labels]
+
+    def weekday_name(self, day: Day) -> str | None:
+        """The date's weekday on the weekday board, which needs one; None on the classic board."""
+        if not self.weekdays:
+            return None
+        if day.weekday is None:
+            raise InputError("the weekday board needs a weekday: give a full date (YYYY-MM-DD) or a weekday")
+        return WEEKDAYS[day.weekday]
 
     def cover(self, day: Day) -> CoverModel:
         """The exact-cover model of one date, for a solver in heuristics/."""
@@ -165,7 +178,7 @@ class Calendar:
     def case(self, day: Day) -> dict[str, Any]:
         """A date as a case key: month and day, and the weekday's name on the weekday board."""
         key = {"month": day.month, "day": day.day}
-        return {**key, "weekday": WEEKDAYS[day.weekday]} if self.weekdays else key
+        return {**key, "weekday": self.weekday_name(day)} if self.weekdays else key
 
     def cases(self) -> list[dict[str, Any]]:
         return [self.case(day) for day in self.days]
@@ -179,23 +192,31 @@ class Calendar:
 
     def report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
         """One date: its count, its solutions drawn; a year: the table, its HTML and a heatmap."""
-        return self._date_report(answers[0]) if self.year is None else self._year_report(
-            table, answers)
+        return self._date_report(answers[0]) if self.year is None else self._year_report(table, answers)
 
     def _date_report(self, answer: Answer) -> ExactReport:
         """A date's count and pictures, and its first solution as text."""
         day, total = self.days[0], answer.count
         owners = [self.packing.owners(s) for s in answer.solutions]
         of = f" of {total}" if total is not None else ""
-        files = {f"solution_{k}.png": self.draw(owner, day, title=f"{day}: solution {k}{of}")
-                 for k, owner in enumerate(owners, 1)}
+        files = {
+            f"solution_{k}.png": self.draw(owner, day, title=f"{day}: solution {k}{of}")
+            for k, owner in enumerate(owners, 1)
+        }
         solved = bool(owners) or bool(total)
-        text = (f"{day}: {total if total is not None else 'some'} solutions ({self.board} board)"
-                if solved else f"{day}: no solution")
+        text = (
+            f"{day}: {total if total is not None else 'some'} solutions ({self.board} board)"
+            if solved
+            else f"{day}: no solution"
+        )
         text += "".join(f"\n{self.text(owner)}" for owner in owners[:1])
-        figures = {"month": day.month, "day": day.day,
-                   "weekday": WEEKDAYS[day.weekday] if self.weekdays else None,
-                   "solutions": total, "solved": solved}
+        figures = {
+            "month": day.month,
+            "day": day.day,
+            "weekday": self.weekday_name(day),
+            "solutions": total,
+            "solved": solved,
+        }
         return ExactReport(figures, text, files)
 
     def _year_report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
@@ -203,19 +224,30 @@ class Calendar:
         limit = answers[0].limit if answers else None
         capped = f", at most {limit} each" if limit else ""
         title = f"Calendar puzzle ({self.board}): solutions per date, {self.year}{capped}"
-        heat = heatmap(table, f"{self.board} board, {self.year}: solutions per date{capped}"
-                       + (" (sum over weekdays)" if self.weekdays else ""))
-        files = {"calendar_counts.parquet": table,
-                 "calendar_counts.html": (title, year_pivot(table, by_weekday=self.weekdays)),
-                 "calendar_heatmap.png": heat}
+        heat = heatmap(
+            table,
+            f"{self.board} board, {self.year}: solutions per date{capped}"
+            + (" (sum over weekdays)" if self.weekdays else ""),
+        )
+        files = {
+            "calendar_counts.parquet": table,
+            "calendar_counts.html": (title, year_pivot(table, by_weekday=self.weekdays)),
+            "calendar_heatmap.png": heat,
+        }
         counts = table.solutions
-        figures = {"dates": len(table), "total_solutions": int(counts.sum()),
-                   "min_solutions": int(counts.min()), "max_solutions": int(counts.max()),
-                   "unsolvable_dates": int((counts == 0).sum())}
+        figures = {
+            "dates": len(table),
+            "total_solutions": int(counts.sum()),
+            "min_solutions": int(counts.min()),
+            "max_solutions": int(counts.max()),
+            "unsolvable_dates": int((counts == 0).sum()),
+        }
         seconds = sum(a.seconds for a in answers)
-        text = (f"{len(table)} dates, {figures['total_solutions']} solutions{capped} "
-                f"(min {figures['min_solutions']}, max {figures['max_solutions']}) "
-                f"in {seconds:.1f} s")
+        text = (
+            f"{len(table)} dates, {figures['total_solutions']} solutions{capped} "
+            f"(min {figures['min_solutions']}, max {figures['max_solutions']}) "
+            f"in {seconds:.1f} s"
+        )
         return ExactReport(figures, text, files)
 
     def text(self, owner: np.ndarray) -> str:
@@ -233,6 +265,7 @@ class Calendar:
     def draw(self, owner: np.ndarray, day: Day, ax=None, title: str | None = None):
         """The filled board: pieces coloured, every cell labelled, the date's cells left white."""
         from puzzles.pictures import draw_grid
+
         grid = self.packing.grid(owner)
         fig = draw_grid(grid, ax=ax, title=title or f"{day}", labels=self.grid_labels())
         _grey_off_board(fig.axes[0] if ax is None else ax, self.packing.board.occupancy())
@@ -242,9 +275,13 @@ class Calendar:
 def _grey_off_board(ax, occupancy: np.ndarray) -> None:
     """Hatch the cells of the bounding box that are not part of the board."""
     import matplotlib.patches as patches
+
     for r, c in np.argwhere(~occupancy):
-        ax.add_patch(patches.Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor="white",
-                                       edgecolor="0.6", hatch="///", linewidth=0))
+        ax.add_patch(
+            patches.Rectangle(
+                (c - 0.5, r - 0.5), 1, 1, facecolor="white", edgecolor="0.6", hatch="///", linewidth=0
+            )
+        )
 
 
 def year_pivot(table, by_weekday: bool = False):
@@ -265,6 +302,7 @@ def year_pivot(table, by_weekday: bool = False):
 def heatmap(table, title: str = "solutions per date"):
     """A month x day heatmap of solution counts, each cell annotated."""
     import matplotlib.pyplot as plt
+
     pivot = year_pivot(table)
     values = pivot.to_numpy(dtype=float, na_value=np.nan)
     fig, ax = plt.subplots(figsize=(16, 5))

@@ -7,6 +7,7 @@ are not. Counts come in three conventions, as in the seed:
 - distinct: fillings, copies of a piece interchangeable;
 - up to rotation: distinct fillings, a rotated cube counting once.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -49,25 +50,28 @@ class Galakub:
     def counts(self, owners: np.ndarray) -> dict[str, int]:
         """The seed's three figures from every raw solution (the covering copy per cell, one row
         each): raw solutions, distinct fillings, fillings up to rotation."""
-        return {"raw": len(owners),
-                "distinct": self.packing.count_distinct(owners, symmetric=False),
-                "up_to_rotation": self.packing.count_distinct(owners, symmetric=True,
-                                                              mirrors=False)}
+        return {
+            "raw": len(owners),
+            "distinct": self.packing.count_distinct(owners, symmetric=False),
+            "up_to_rotation": self.packing.count_distinct(owners, symmetric=True, mirrors=False),
+        }
 
     def figures(self, answer: Answer) -> dict[str, Any]:
-        return {**self.counts(self.packing.owner_table(answer.solutions)),
-                "seconds": answer.seconds}
+        return {**self.counts(self.packing.owner_table(answer.solutions)), "seconds": answer.seconds}
 
     def report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
         """The figures beside the seed's, the table, and one filling drawn layer by layer."""
         counts = {k: int(table[k].iloc[0]) for k in SEED}
         files = {"galakub.parquet": table}
         for solution in answers[0].solutions[:1]:
-            files["galakub.png"] = self.draw(self.packing.owners(solution),
-                                             title=f"Galakub: one of {counts['distinct']} fillings")
-        text = (f"Galakub: {counts['raw']} raw, {counts['distinct']} distinct, "
-                f"{counts['up_to_rotation']} up to rotation (seed: 576, 8, 1) "
-                f"in {answers[0].seconds:.2f} s")
+            files["galakub.png"] = self.draw(
+                self.packing.owners(solution), title=f"Galakub: one of {counts['distinct']} fillings"
+            )
+        text = (
+            f"Galakub: {counts['raw']} raw, {counts['distinct']} distinct, "
+            f"{counts['up_to_rotation']} up to rotation (seed: 576, 8, 1) "
+            f"in {answers[0].seconds:.2f} s"
+        )
         return ExactReport({**counts, "matches_seed": counts == SEED}, text, files)
 
     def draw(self, owner: np.ndarray, title: str = "Galakub"):
@@ -75,6 +79,7 @@ class Galakub:
         import matplotlib.pyplot as plt
 
         from puzzles.pictures import draw_grid
+
         letters = [p.name for p in self.packing.pieces]
         copy = [letters[: i + 1].count(n) for i, n in enumerate(letters)]
         colour = np.zeros(self.packing.board.shape, dtype=np.int64)

@@ -9,12 +9,13 @@ heuristics/ as a `core.CoverModel`; solutions come back as rows and turn into ce
 Identical copies of a piece are separate items, so solutions count copies as distinct ("raw");
 `canonical` and `count_distinct` merge copies and, if asked, the board's symmetries.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 
@@ -74,8 +75,14 @@ class Packing:
         fixed: keep every piece as drawn (no turning at all).
     """
 
-    def __init__(self, board: Board, pieces: Sequence[Piece], reflections: bool = True,
-                 cover: str = "all", fixed: bool = False):
+    def __init__(
+        self,
+        board: Board,
+        pieces: Sequence[Piece],
+        reflections: bool = True,
+        cover: str = "all",
+        fixed: bool = False,
+    ):
         if cover not in ("all", "any"):
             raise InputError(f"cover must be 'all' or 'any', got {cover!r}")
         if any(p.cells.shape[1] != board.dim for p in pieces):
@@ -117,8 +124,9 @@ class Packing:
 
     def _masks(self) -> np.ndarray:
         """One bitset per placement: its cells' items and its piece's item."""
-        return bitsets(([*self.cell_item[pl.cells], self.n_slots + pl.piece]
-                        for pl in self.placements), self.n_items)
+        return bitsets(
+            ([*self.cell_item[pl.cells], self.n_slots + pl.piece] for pl in self.placements), self.n_items
+        )
 
     def cell_mask(self, cells: Sequence[int]) -> np.ndarray:
         """The bitset of some board cells (by index into board.cells)."""
@@ -146,14 +154,15 @@ class Packing:
             has = (slots[slots[:, a] < extent - 1] @ self.strides).astype(np.uint64)
             plus.append(int(np.bitwise_or.reduce(np.uint64(1) << has, initial=np.uint64(0))))
         sizes = [p.size for p in self.pieces]
-        return Regions(to_fill, tuple(int(s) for s in self.strides), tuple(plus), min(sizes),
-                       math.gcd(*sizes))
+        return Regions(
+            to_fill, tuple(int(s) for s in self.strides), tuple(plus), min(sizes), math.gcd(*sizes)
+        )
 
     def _piece_mask(self) -> np.ndarray:
         """The bitset of the piece items."""
         return bitsets([range(self.n_slots, self.n_items)], self.n_items)[0]
 
-    def owners(self, solution: Sequence[int], model: CoverModel | None = None) -> np.ndarray:
+    def owners(self, solution: Sequence[int] | np.ndarray, model: CoverModel | None = None) -> np.ndarray:
         """Which piece covers each board cell (-1 where none does), from a solution's placement
         indices, or from its row indices in `model`."""
         if model is not None:
@@ -163,7 +172,7 @@ class Packing:
             owner[self.placements[i].cells] = self.placements[i].piece
         return owner
 
-    def owner_table(self, solutions: Sequence[Sequence[int]]) -> np.ndarray:
+    def owner_table(self, solutions: Sequence[Sequence[int] | np.ndarray]) -> np.ndarray:
         """Many solutions (placement indices each) as one row of cell owners each: (S, cells)."""
         owners = [self.owners(s) for s in solutions]
         return np.array(owners, dtype=np.int64).reshape(len(owners), self.n_cells)
@@ -199,30 +208,30 @@ class Packing:
     @cached_property
     def kinds(self) -> np.ndarray:
         """A kind number per piece: copies of one shape share it."""
-        names = {}
+        names: dict[str, int] = {}
         return np.array([names.setdefault(p.name, len(names)) for p in self.pieces])
 
-    def canonical(self, owners: np.ndarray, symmetric: bool = True,
-                  mirrors: bool | None = None) -> np.ndarray:
+    def canonical(
+        self, owners: np.ndarray, symmetric: bool = True, mirrors: bool | None = None
+    ) -> np.ndarray:
         """One code per solution (rows of `owners`), equal for solutions that differ only by
         swapping identical copies or, if `symmetric`, by a symmetry of the board (with mirror
         images if `mirrors`; by default, if the pieces may be mirrored)."""
         owners = np.atleast_2d(owners)
         perms = self.symmetry_perms if mirrors is None else self.symmetries_of(mirrors)
         perms = perms if symmetric else perms[:1]
-        codes = []
+        relabelled = []
         for perm in perms:
             moved = np.empty_like(owners)
             moved[:, perm] = owners
-            codes.append(_relabel(moved, self.kinds))
-        codes = np.stack(codes)  # (G, S, n)
+            relabelled.append(_relabel(moved, self.kinds))
+        codes = np.stack(relabelled)  # (G, S, n)
         best = codes[0]
         for c in codes[1:]:
             best = _lexmin(best, c)
         return best
 
-    def count_distinct(self, owners: np.ndarray, symmetric: bool = True,
-                       mirrors: bool | None = None) -> int:
+    def count_distinct(self, owners: np.ndarray, symmetric: bool = True, mirrors: bool | None = None) -> int:
         """How many different fillings `owners` holds (copies merged; board symmetry if asked)."""
         return len(np.unique(self.canonical(owners, symmetric, mirrors), axis=0))
 
@@ -250,7 +259,8 @@ def _relabel(owners: np.ndarray, kinds: np.ndarray) -> np.ndarray:
         same = np.flatnonzero(kinds == k)
         rank[:, same] = np.argsort(np.argsort(first[:, same], axis=1), axis=1)
     label = kinds[np.maximum(owners, 0)] * len(kinds) + np.take_along_axis(
-        rank, np.maximum(owners, 0), axis=1)
+        rank, np.maximum(owners, 0), axis=1
+    )
     return np.where(owners >= 0, label, -1)
 
 

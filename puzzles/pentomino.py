@@ -7,6 +7,7 @@ count: the empty cells in the rows down to the last occupied one.
 The board is one uint64 bitmask per row (bit j = column j), and the packing loop is compiled
 with numba: this is the hot path of every pentomino experiment (benchmarks/bench_pentomino_decoder.py).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -98,8 +99,7 @@ class PentominoStrip:
 
     def __init__(self, width: int = 6, orientations: str = "fixed", pieces: str = "pentominoes"):
         if orientations not in ("fixed", "free"):
-            raise InputError(
-                f"puzzle.orientations must be 'fixed' or 'free', got {orientations!r}")
+            raise InputError(f"puzzle.orientations must be 'fixed' or 'free', got {orientations!r}")
         if not 1 <= width <= MAX_WIDTH:
             raise InputError(f"puzzle.width must be between 1 and {MAX_WIDTH}, got {width}")
         self.width, self.orientations, self.pieces_name = width, orientations, str(pieces)
@@ -108,8 +108,7 @@ class PentominoStrip:
         self.area = sum(p.size for p in self.pieces)
         self._tables()
         free = orientations == "free"
-        self.space = PermutationSpace(
-            len(self.pieces), tuple(len(s) for s in self.shapes) if free else ())
+        self.space = PermutationSpace(len(self.pieces), tuple(len(s) for s in self.shapes) if free else ())
 
     def _fitting_orientations(self, piece: Piece) -> list[np.ndarray]:
         """The piece's orientations that fit the strip, or a clear error if none does."""
@@ -120,7 +119,8 @@ class PentominoStrip:
             raise InputError(
                 f"the strip (width {self.width}) is narrower than piece {piece.id} ({piece.name}, "
                 f"{narrowest} wide); use puzzle.width >= {narrowest}"
-                + (" or puzzle.orientations=free" if self.orientations == "fixed" else ""))
+                + (" or puzzle.orientations=free" if self.orientations == "fixed" else "")
+            )
         return fitting
 
     def _tables(self):
@@ -147,8 +147,16 @@ class PentominoStrip:
 
     def _pack(self, genome, placements) -> int:
         genome = np.asarray(genome, dtype=np.int64)
-        return _pack(genome, self.space.n, bool(self.space.orientations), self._cells, self._dims, self.width,
-                     self._rows, placements)
+        return _pack(
+            genome,
+            self.space.n,
+            bool(self.space.orientations),
+            self._cells,
+            self._dims,
+            self.width,
+            self._rows,
+            placements,
+        )
 
     def fitness(self, genome: np.ndarray) -> float:
         """Gap count of the bottom-left packing (lower is better)."""
@@ -176,4 +184,5 @@ class PentominoStrip:
     def draw(self, layout: StripPacking, ax=None):
         """A coloured grid with piece ids (the seed's picture, labelled)."""
         from puzzles.pictures import draw_grid
+
         return draw_grid(layout.grid, ax=ax, title=f"{layout.gaps} gaps, {layout.rows} rows")

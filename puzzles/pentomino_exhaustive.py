@@ -4,6 +4,7 @@ A depth-first walk over orders shares the packing of each prefix among all order
 it, and drops a prefix once it already uses more rows than allowed (rows never shrink as pieces are
 added), so "which orders give at most g gaps" is answered without decoding all n! orders.
 """
+
 from __future__ import annotations
 
 import numba

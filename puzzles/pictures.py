@@ -1,4 +1,5 @@
 """Pictures of solutions, shared by the puzzles (matplotlib, no screen needed)."""
+
 from __future__ import annotations
 
 import matplotlib

@@ -4,6 +4,7 @@ A piece is a set of integer cells, (row, col) in 2D or (layer, row, col) in 3D, 
 the smallest coordinate on every axis is 0. Orientations are the distinct images of a piece under
 the symmetries of the square (2D) or cube (3D).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -97,9 +98,9 @@ def _parse_block(lines: list[tuple[int, str]], source: str) -> Piece:
     lineno, header = lines[0]
     parts = header.split()
     if len(parts) != 2 or not parts[0].isdigit():
-        raise InputError(
-            f"{source}:{lineno}: expected a piece header '<id> <name>', got {header!r}")
-    layers, current = [], []
+        raise InputError(f"{source}:{lineno}: expected a piece header '<id> <name>', got {header!r}")
+    layers: list[list[str]] = []
+    current: list[str] = []
     for n, text in lines[1:]:
         if text == LAYER_BREAK:
             layers.append(current)
@@ -109,11 +110,17 @@ def _parse_block(lines: list[tuple[int, str]], source: str) -> Piece:
         if bad:
             raise InputError(
                 f"{source}:{n}: piece {parts[0]} uses {''.join(sorted(bad))!r}; "
-                f"draw cells with '{FILLED}' and empty space with '{EMPTY}'")
+                f"draw cells with '{FILLED}' and empty space with '{EMPTY}'"
+            )
         current.append(text)
     layers.append(current)
-    cells = [(z, r, c) for z, rows in enumerate(layers) for r, row in enumerate(rows)
-             for c, ch in enumerate(row) if ch == FILLED]
+    cells = [
+        (z, r, c)
+        for z, rows in enumerate(layers)
+        for r, row in enumerate(rows)
+        for c, ch in enumerate(row)
+        if ch == FILLED
+    ]
     if not cells:
         raise InputError(f"{source}:{lineno}: piece {parts[0]} has no cells ('{FILLED}')")
     arr = np.array(cells)
@@ -124,7 +131,8 @@ def _parse_block(lines: list[tuple[int, str]], source: str) -> Piece:
 
 def parse_pieces(text: str, source: str = "<text>") -> list[Piece]:
     """Pieces from the ASCII-art format described in puzzles/data/pentominoes.txt."""
-    blocks, current = [], []
+    blocks: list[list[tuple[int, str]]] = []
+    current: list[tuple[int, str]] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if line.startswith("# ") or line == "#" and not current:

@@ -7,6 +7,7 @@
 - For exact solvers (`task=exact`): a cover-model row is a queen on one square; every board row and
   column must hold one queen (primary items), every diagonal at most one (secondary items).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -59,6 +60,7 @@ class Queens:
     def draw(self, board: np.ndarray, ax=None):
         """The queens on the board."""
         from puzzles.pictures import draw_grid
+
         return draw_grid(board, ax=ax, labels=np.where(board == 1, "Q", ""), title=f"{self.n} queens")
 
     # the exact face
@@ -85,5 +87,8 @@ class Queens:
             files["queens.png"] = self.draw(board.reshape(self.n, self.n))
         row = table.iloc[0]
         agrees = bool(row.known is None or np.isnan(row.known) or row.solutions == row.known)
-        return ExactReport({"solutions": int(row.solutions), "agrees_with_oeis": agrees},
-                           f"{self.n} queens: {row.solutions} solutions (OEIS A000170: {row.known})", files)
+        return ExactReport(
+            {"solutions": int(row.solutions), "agrees_with_oeis": agrees},
+            f"{self.n} queens: {row.solutions} solutions (OEIS A000170: {row.known})",
+            files,
+        )

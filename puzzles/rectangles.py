@@ -6,6 +6,7 @@ the 8x8 square less its 2x2 centre. Counts are given two ways: raw (every tiling
 counted once per symmetry of the board that maps it to a different tiling) and up to symmetry (a
 tiling and its rotations/reflections count once), as in Knuth's "Dancing Links" table.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -21,8 +22,13 @@ if TYPE_CHECKING:
 
 CENTRE = ((3, 3), (3, 4), (4, 3), (4, 4))
 BOARDS = {"3x20": (3, 20), "4x15": (4, 15), "5x12": (5, 12), "6x10": (6, 10), "8x8-centre": (8, 8)}
-KNUTH = {"3x20": (8, 2), "4x15": (1472, 368), "5x12": (4040, 1010), "6x10": (9356, 2339),
-         "8x8-centre": (520, 65)}  # (raw, up to symmetry), from "Dancing Links" (Knuth, 2000)
+KNUTH = {
+    "3x20": (8, 2),
+    "4x15": (1472, 368),
+    "5x12": (4040, 1010),
+    "6x10": (9356, 2339),
+    "8x8-centre": (520, 65),
+}  # (raw, up to symmetry), from "Dancing Links" (Knuth, 2000)
 
 
 def rectangle(board: str, pieces: str = "pentominoes") -> Packing:
@@ -60,23 +66,35 @@ class PentominoRectangles:
         packing = self.packings[answer.case["board"]]
         raw, sym = KNUTH[answer.case["board"]]
         owners = packing.owner_table(answer.solutions)
-        return {"raw": len(owners), "up_to_symmetry": packing.count_distinct(owners),
-                "symmetries": len(packing.symmetry_perms), "seconds": answer.seconds,
-                "knuth_raw": raw, "knuth_up_to_symmetry": sym}
+        return {
+            "raw": len(owners),
+            "up_to_symmetry": packing.count_distinct(owners),
+            "symmetries": len(packing.symmetry_perms),
+            "seconds": answer.seconds,
+            "knuth_raw": raw,
+            "knuth_up_to_symmetry": sym,
+        }
 
     def report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
         """The table (printed, as Parquet/CSV and HTML), one tiling of each board drawn."""
         from puzzles.pictures import draw_grid
-        files = {"rectangles.parquet": table,
-                 "rectangles.html": ("Pentomino rectangles: tilings, raw and up to symmetry",
-                                     table.set_index("board"))}
+
+        files = {
+            "rectangles.parquet": table,
+            "rectangles.html": (
+                "Pentomino rectangles: tilings, raw and up to symmetry",
+                table.set_index("board"),
+            ),
+        }
         for answer in answers:
             board, packing = answer.case["board"], self.packings[answer.case["board"]]
             for solution in answer.solutions[:1]:
                 files[f"rectangle_{board}.png"] = draw_grid(
-                    packing.grid(packing.owners(solution)), title=f"pentominoes, {board}")
-        agree = bool(((table.raw == table.knuth_raw)
-                      & (table.up_to_symmetry == table.knuth_up_to_symmetry)).all())
+                    packing.grid(packing.owners(solution)), title=f"pentominoes, {board}"
+                )
+        agree = bool(
+            ((table.raw == table.knuth_raw) & (table.up_to_symmetry == table.knuth_up_to_symmetry)).all()
+        )
         text = table.to_string(index=False, float_format=lambda v: f"{v:.2f}")
         return ExactReport({"boards": len(table), "agrees_with_knuth": agree}, text, files)
 

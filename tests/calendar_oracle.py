@@ -6,6 +6,7 @@ orientations come from numpy's rot90/fliplr as seed 000 turns them, and the coun
 `exact-cover` PyPI package (the `exact` extra). A date leaves its cells open; every other board cell
 must be covered exactly once, each piece used exactly once.
 """
+
 from __future__ import annotations
 
 import functools
@@ -15,33 +16,14 @@ import numpy as np
 
 # Seed 000 (000_709b0829fc8cef96.txt, "問題定義" section): its BLOCKS list, verbatim.
 SEED_000_BLOCKS = [
-    [
-        [0, 0, 1],
-        [1, 1, 1],
-        [1, 0, 0]
-    ], [
-        [0, 0, 1, 1],
-        [1, 1, 1, 0]
-    ], [
-        [1, 1, 0],
-        [1, 1, 1]
-    ], [
-        [1, 1, 1],
-        [1, 0, 0],
-        [1, 0, 0]
-    ], [
-        [1, 0, 1],
-        [1, 1, 1]
-    ], [
-        [0, 0, 1, 0],
-        [1, 1, 1, 1]
-    ], [
-        [1, 1, 1, 1],
-        [1, 0, 0, 0]
-    ], [
-        [1, 1, 1],
-        [1, 1, 1]
-    ]
+    [[0, 0, 1], [1, 1, 1], [1, 0, 0]],
+    [[0, 0, 1, 1], [1, 1, 1, 0]],
+    [[1, 1, 0], [1, 1, 1]],
+    [[1, 1, 1], [1, 0, 0], [1, 0, 0]],
+    [[1, 0, 1], [1, 1, 1]],
+    [[0, 0, 1, 0], [1, 1, 1, 1]],
+    [[1, 1, 1, 1], [1, 0, 0, 0]],
+    [[1, 1, 1], [1, 1, 1]],
 ]
 
 # Seed 000, same section: its AREA mask, verbatim (0 = a board cell, 1 = off the board).
@@ -53,7 +35,8 @@ SEED_000_AREA = [
     [0, 0, 0, 0, 0, 0, 0, 1],
     [0, 0, 0, 0, 0, 0, 0, 1],
     [0, 0, 0, 1, 1, 1, 1, 1],
-    [1, 1, 1, 1, 1, 1, 1, 1]]
+    [1, 1, 1, 1, 1, 1, 1, 1],
+]
 
 # Seed 004 (004_2a8f9e5e2521584d.txt, section "日历拼图的线性规划算法"): its example solution of the
 # weekday board, verbatim as the seed prints it. The digits are its 10 pieces (0-9). The seed's text
@@ -166,6 +149,7 @@ def _placements(board_name: str) -> tuple[list[str], np.ndarray]:
 def count(board_name: str, open_labels) -> int:
     """Solutions of the board with the given cells left open (exact-cover package)."""
     import exact_cover
+
     labels, matrix = _placements(board_name)
     n_pieces = matrix.shape[1] - len(labels)
     open_cols = [n_pieces + labels.index(t) for t in open_labels]

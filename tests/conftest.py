@@ -1,4 +1,5 @@
 """Shared fixtures: configs composed in-process, as the app composes them."""
+
 from __future__ import annotations
 
 import pytest

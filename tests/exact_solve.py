@@ -1,4 +1,5 @@
 """Solutions of a packing's cover model as cell owners, for tests that check fillings one by one."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -3,6 +3,7 @@
 It rebuilds each piece's allowed images with numpy's rot90/flip on 0/1 arrays (not the signed
 permutation matrices of puzzles.pieces) and checks a solution cell by cell.
 """
+
 from __future__ import annotations
 
 import functools
@@ -30,7 +31,7 @@ def images(cells, mirror: bool) -> set:
     return _images(tuple(tuple(int(v) for v in c) for c in cells), mirror)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _images(cells: tuple, mirror: bool) -> frozenset:
     """images(), cached per piece."""
     start = _grid(cells)

@@ -7,6 +7,7 @@ Changes from the article, none of which touch what the solver computes:
 Used by benchmarks/bench_edge_greedy.py (speed baseline) and tests/test_edge_greedy.py (the
 project's `seed_faithful` greedy must return exactly what `solve` returns).
 """
+
 import random
 
 
@@ -91,7 +92,9 @@ def get_around_pattern_nm(n, index, piece, estimate):
             estimate[index + 1] = [-1, -1, -1, -1]
         if type(estimate[index + n]) == int:
             estimate[index + n] = [-1, -1, -1, -1]
-        num = set(enumerate(piece)) & set(enumerate([0, estimate[index - n][3], estimate[index + 1][0], estimate[index + n][1]]))
+        num = set(enumerate(piece)) & set(
+            enumerate([0, estimate[index - n][3], estimate[index + 1][0], estimate[index + n][1]])
+        )
     elif judge(n, index) == 5:
         if type(estimate[index - 1]) == int:
             estimate[index - 1] = [-1, -1, -1, -1]
@@ -99,7 +102,9 @@ def get_around_pattern_nm(n, index, piece, estimate):
             estimate[index + 1] = [-1, -1, -1, -1]
         if type(estimate[index + n]) == int:
             estimate[index + n] = [-1, -1, -1, -1]
-        num = set(enumerate(piece)) & set(enumerate([estimate[index - 1][2], 0, estimate[index + 1][0], estimate[index + n][1]]))
+        num = set(enumerate(piece)) & set(
+            enumerate([estimate[index - 1][2], 0, estimate[index + 1][0], estimate[index + n][1]])
+        )
     elif judge(n, index) == 6:
         if type(estimate[index - n]) == int:
             estimate[index - n] = [-1, -1, -1, -1]
@@ -107,7 +112,9 @@ def get_around_pattern_nm(n, index, piece, estimate):
             estimate[index - 1] = [-1, -1, -1, -1]
         if type(estimate[index + n]) == int:
             estimate[index + n] = [-1, -1, -1, -1]
-        num = set(enumerate(piece)) & set(enumerate([estimate[index - 1][2], estimate[index - n][3], 0, estimate[index + n][1]]))
+        num = set(enumerate(piece)) & set(
+            enumerate([estimate[index - 1][2], estimate[index - n][3], 0, estimate[index + n][1]])
+        )
     elif judge(n, index) == 7:
         if type(estimate[index - n]) == int:
             estimate[index - n] = [-1, -1, -1, -1]
@@ -115,7 +122,9 @@ def get_around_pattern_nm(n, index, piece, estimate):
             estimate[index - 1] = [-1, -1, -1, -1]
         if type(estimate[index + 1]) == int:
             estimate[index + 1] = [-1, -1, -1, -1]
-        num = set(enumerate(piece)) & set(enumerate([estimate[index - 1][2], estimate[index - n][3], estimate[index + 1][0], 0]))
+        num = set(enumerate(piece)) & set(
+            enumerate([estimate[index - 1][2], estimate[index - n][3], estimate[index + 1][0], 0])
+        )
     elif judge(n, index) == 8:
         if type(estimate[index - n]) == int:
             estimate[index - n] = [-1, -1, -1, -1]
@@ -125,7 +134,16 @@ def get_around_pattern_nm(n, index, piece, estimate):
             estimate[index + 1] = [-1, -1, -1, -1]
         if type(estimate[index + n]) == int:
             estimate[index + n] = [-1, -1, -1, -1]
-        num = set(enumerate(piece)) & set(enumerate([estimate[index - 1][2], estimate[index - n][3], estimate[index + n][0], estimate[index + n][1]]))
+        num = set(enumerate(piece)) & set(
+            enumerate(
+                [
+                    estimate[index - 1][2],
+                    estimate[index - n][3],
+                    estimate[index + n][0],
+                    estimate[index + n][1],
+                ]
+            )
+        )
     return num
 
 
@@ -222,7 +240,7 @@ def index_sorting(n, estimate, remains):
                 max_index = number.index(max(number))
                 if len(number) == 1:
                     break
-        if (judge(n, index) == (4 or 5 or 6 or 7) and (0 not in remains[max_index])) == True:  # noqa: E712
+        if (judge(n, index) == (4 or 5 or 6 or 7) and (0 not in remains[max_index])) == True:
             while 0 not in remains[max_index]:
                 number.pop(max_index)
                 max_index = number.index(max(number))
@@ -235,7 +253,7 @@ def index_sorting(n, estimate, remains):
 
 def solve(X):
     N = len(X)
-    n = int(round(N ** 0.5))
+    n = int(round(N**0.5))
     Y, Remains = data_making(X)
     Y, Remains = fill_corner(X, Y, Remains)
     for i in range(len(Remains)):
@@ -246,4 +264,3 @@ def solve(X):
         max_piece = piece[max_index]
         Y[index] = max_piece
     return Y
-

@@ -3,6 +3,7 @@
 Kept as the seed wrote it (a 2D int field, a product-and-sum overlap test per position), with
 only the field height made large enough for any order; tests also use it as a reference.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,14 +26,14 @@ def bottom_left(order, pentominos: list[np.ndarray], w: int = 6) -> np.ndarray:
                 p_h, p_w = pentomino.shape
                 if w < j + p_w:
                     break
-                if np.sum(f[i:i + p_h, j:j + p_w] * pentomino) == 0:
-                    f[i:i + p_h, j:j + p_w] += pentomino
+                if np.sum(f[i : i + p_h, j : j + p_w] * pentomino) == 0:
+                    f[i : i + p_h, j : j + p_w] += pentomino
                     next_mino = True
                     break
             if next_mino:
                 break
     last_line = np.where(f > 0)[0][-1]
-    return f[:last_line + 1, :]
+    return f[: last_line + 1, :]
 
 
 def bl_score(order, pentominos: list[np.ndarray], w: int = 6) -> int:

@@ -7,6 +7,7 @@ empty cells that the remaining pieces could still reach (any position inside the
 rows that overlaps nothing, whatever the decoder would pick) are fewer than the cells they need:
 the board only fills up, so such a prefix has no completion within `max_rows`.
 """
+
 from __future__ import annotations
 
 import numba

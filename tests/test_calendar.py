@@ -1,4 +1,5 @@
 """The calendar puzzle: seed boards, solution counts, valid fillings, bad dates, backends agree."""
+
 import datetime as dt
 
 import numpy as np
@@ -29,9 +30,10 @@ def test_classic_board_is_the_seeds_area_mask(classic):
     assert len(cells) == 43 and sum(p.size for p in classic.packing.pieces) == 41
     for month in range(1, 13):
         r, c = divmod(month - 1, 6)
-        assert classic.labels[_index(classic, (r, c))] == ["Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                           "Jul", "Aug", "Sep", "Oct", "Nov",
-                                                           "Dec"][month - 1]
+        assert (
+            classic.labels[_index(classic, (r, c))]
+            == ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][month - 1]
+        )
     for day in range(1, 32):
         r, c = divmod(day - 1, 7)
         assert classic.labels[_index(classic, (r + 2, c))] == str(day)
@@ -42,8 +44,7 @@ def _index(cal, cell):
     return [tuple(c) for c in cal.packing.board.cells].index(cell)
 
 
-@pytest.mark.parametrize("date, solutions", [("01-01", 64), ("10-06", 7), ("01-25", 216),
-                                             ("02-29", 64)])
+@pytest.mark.parametrize("date, solutions", [("01-01", 64), ("10-06", 7), ("01-25", 216), ("02-29", 64)])
 def test_solution_counts_of_some_dates(classic, date, solutions):
     """January 1st has 64 solutions (pieces turned and flipped), as the issue states; the others
     have no outside source: the independent placement model of test_calendar_oracle.py (seed 000's
@@ -65,8 +66,7 @@ def _check(cal, owner, day):
     cells = cal.packing.board.cells
     placed = [(p, cells[owner == p]) for p in range(len(cal.packing.pieces))]
     open_ = cells[owner < 0]
-    check_packing(cells, [p.cells for p in cal.packing.pieces], placed, mirror=True,
-                  open_cells=open_)
+    check_packing(cells, [p.cells for p in cal.packing.pieces], placed, mirror=True, open_cells=open_)
     labels = sorted(cal.labels[i] for i in np.flatnonzero(owner < 0))
     expected = day.labels() if cal.weekdays else day.labels()[:2]
     assert labels == sorted(expected)
@@ -87,22 +87,14 @@ def test_the_whole_leap_year(classic):
 
 # Seed 004's example solution, with the three open cells it leaves (Aug, 1, Tue) as '.';
 # its digits are the seed's piece numbers 0-9 (ids 1-10 here); '-' is off the board.
-SEED_004_EXAMPLE = ["888333-",
-                    "8.3399-",
-                    ".440099",
-                    "7400021",
-                    "7462221",
-                    "7462111",
-                    "76665.5",
-                    "----555"]
+SEED_004_EXAMPLE = ["888333-", "8.3399-", ".440099", "7400021", "7462221", "7462111", "76665.5", "----555"]
 
 
 def test_weekday_board_holds_the_seeds_own_example(weekday):
     """The seed's example grid is among the solutions of its date. The count 2,086 is the engine's,
     matched by the independent oracle in test_calendar_oracle.py (the seed itself says only
     "1000+ or even 2000+ a day")."""
-    expected = np.array([[int(ch) + 1 if ch.isdigit() else 0 for ch in row]
-                         for row in SEED_004_EXAMPLE])
+    expected = np.array([[int(ch) + 1 if ch.isdigit() else 0 for ch in row] for row in SEED_004_EXAMPLE])
     day = parse_date("2023-08-01")
     assert day == Day(8, 1, 2)  # a Tuesday
     solutions = solve(weekday.packing, weekday.cover(day))
@@ -114,7 +106,7 @@ def test_weekday_board_holds_the_seeds_own_example(weekday):
 
 
 def test_weekday_board_counts_up_to_k(weekday):
-    """"Up to k" stops at k and never reports more than there are: min(k, full count), also for a k
+    """ "Up to k" stops at k and never reports more than there are: min(k, full count), also for a k
     above the full count; the solutions it finds are distinct and valid (a stub returning k fails)."""
     day = parse_date("2023-08-01")  # seed 004's example: 2,086 solutions (test_calendar_oracle.py)
     model = weekday.cover(day)
@@ -166,21 +158,33 @@ def test_parse_date_forms():
     assert parse_date() == Day(today.month, today.day, today.isoweekday() % 7)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: parse_date("02-30"), "date '02-30': Feb has days 1-29 in 2024, not 30"),
-    (lambda: parse_date("2026-02-29"), "date '2026-02-29': Feb has days 1-28 in 2026, not 29"),
-    (lambda: parse_date("13-01"), "date '13-01': there is no month 13; months are 1-12"),
-    (lambda: parse_date("2026-13-01"), "date '2026-13-01': there is no month 13; months are 1-12"),
-    (lambda: parse_date("04-31"), "date '04-31': Apr has days 1-30, not 31"),
-    (lambda: parse_date("tomorrow"), "date 'tomorrow' is not YYYY-MM-DD or MM-DD (e.g. 2026-11-21)"),
-    (lambda: parse_date("11-21", weekday="Funday"),
-     "weekday 'Funday' is not one of Sun, Mon, Tue, Wed, Thu, Fri, Sat (or 0-6, Sun=0)"),
-    (lambda: Calendar("hexagonal"), "unknown calendar board 'hexagonal'; choose one of: classic, weekday"),
-    (lambda: Calendar("weekday").cover(Day(1, 1)),
-     "the weekday board needs a weekday: give a full date (YYYY-MM-DD) or a weekday"),
-    (lambda: exact_backends.count(Calendar().cover(Day(1, 1)), "gurobi"),
-     "unknown exact backend 'gurobi'; choose one of: algorithm_x, ilp, cpsat"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: parse_date("02-30"), "date '02-30': Feb has days 1-29 in 2024, not 30"),
+        (lambda: parse_date("2026-02-29"), "date '2026-02-29': Feb has days 1-28 in 2026, not 29"),
+        (lambda: parse_date("13-01"), "date '13-01': there is no month 13; months are 1-12"),
+        (lambda: parse_date("2026-13-01"), "date '2026-13-01': there is no month 13; months are 1-12"),
+        (lambda: parse_date("04-31"), "date '04-31': Apr has days 1-30, not 31"),
+        (lambda: parse_date("tomorrow"), "date 'tomorrow' is not YYYY-MM-DD or MM-DD (e.g. 2026-11-21)"),
+        (
+            lambda: parse_date("11-21", weekday="Funday"),
+            "weekday 'Funday' is not one of Sun, Mon, Tue, Wed, Thu, Fri, Sat (or 0-6, Sun=0)",
+        ),
+        (
+            lambda: Calendar("hexagonal"),
+            "unknown calendar board 'hexagonal'; choose one of: classic, weekday",
+        ),
+        (
+            lambda: Calendar("weekday").cover(Day(1, 1)),
+            "the weekday board needs a weekday: give a full date (YYYY-MM-DD) or a weekday",
+        ),
+        (
+            lambda: exact_backends.count(Calendar().cover(Day(1, 1)), "gurobi"),
+            "unknown exact backend 'gurobi'; choose one of: algorithm_x, ilp, cpsat",
+        ),
+    ],
+)
 def test_bad_input_ends_with_one_clear_line(make, message):
     """The whole line a user reads."""
     with pytest.raises(InputError) as err:

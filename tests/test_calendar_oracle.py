@@ -7,6 +7,7 @@ Where each expected number comes from:
   engine finds, and these tests make it agree with tests/calendar_oracle.py, a placement model built
   from the seeds' own piece arrays and boards and counted by the `exact-cover` PyPI package.
 """
+
 import concurrent.futures
 import datetime as dt
 import multiprocessing
@@ -46,8 +47,9 @@ def test_oracle_boards_and_pieces_are_the_seeds():
     assert len(shapes) == 10
 
 
-@pytest.mark.parametrize("date, solutions", [("01-01", 64), ("10-06", 7), ("01-25", 216),
-                                             ("02-29", 64), ("11-21", 104)])
+@pytest.mark.parametrize(
+    "date, solutions", [("01-01", 64), ("10-06", 7), ("01-25", 216), ("02-29", 64), ("11-21", 104)]
+)
 def test_classic_counts_agree_with_the_oracle(classic, date, solutions):
     day = parse_date(date)
     engine = exact_backends.count(classic.cover(day))
@@ -70,8 +72,9 @@ def test_the_leap_year_agrees_with_the_oracle_date_by_date(classic):
     engine = table["solutions"].tolist()
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(os.cpu_count(), mp_context=context) as pool:
-        theirs = list(pool.map(oracle.count, ["classic"] * len(days),
-                               [d.labels()[:2] for d in days], chunksize=8))
+        theirs = list(
+            pool.map(oracle.count, ["classic"] * len(days), [d.labels()[:2] for d in days], chunksize=8)
+        )
     assert engine == theirs
     assert (min(engine), max(engine), sum(engine)) == (7, 216, 24405)
     assert days[engine.index(7)] == Day(10, 6, 0) and days[engine.index(216)] == Day(1, 25, 4)

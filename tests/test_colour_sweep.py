@@ -1,4 +1,5 @@
 """The colour sweep through the Hydra app: table, plot, optimizer labels, and one-line errors."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +15,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_app(*overrides: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "experiments.run", *overrides], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "experiments.run", *overrides],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_seed_colour_range_is_the_articles():
@@ -25,9 +31,17 @@ def test_seed_colour_range_is_the_articles():
 
 
 def test_tiny_sweep_writes_one_table_and_the_plot(tmp_path):
-    proc = run_app("+experiment=colour_sweep", "puzzle.n=5,7", "optimizer=greedy_faithful,greedy,two_opt_swap",
-                   "puzzle.instance_seed=0,1", "task.optimizer_points=3", "budget.evaluations=500",
-                   "task.pictures=[3]", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={tmp_path}")
+    proc = run_app(
+        "+experiment=colour_sweep",
+        "puzzle.n=5,7",
+        "optimizer=greedy_faithful,greedy,two_opt_swap",
+        "puzzle.instance_seed=0,1",
+        "task.optimizer_points=3",
+        "budget.evaluations=500",
+        "task.pictures=[3]",
+        "hydra.launcher.n_jobs=2",
+        f"hydra.sweep.dir={tmp_path}",
+    )
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "colour_sweep_table.csv")
     assert list(table.columns) == COLUMNS
@@ -50,20 +64,45 @@ def test_plot_has_faithful_and_corrected_side_by_side():
     assert set(summary(table)["optimizer"]) == {"greedy", "greedy_faithful"}
 
 
-@pytest.mark.parametrize("overrides, line", [
-    (["puzzle=edge_matching", "optimizer=greedy"],
-     ("error: optimizer=greedy builds its board from the pieces rather than by evaluating genomes: "
-      "run it with task=colour_sweep (add task.colours=[20] for a single board)")),
-    (["puzzle=edge_matching", "puzzle.n=6"],
-     ("error: puzzle.fix_centre needs an odd n (a board with a centre cell), got n=6; "
-      "use an odd n or puzzle.fix_centre=false")),
-    (["puzzle=edge_matching", "puzzle.colours=500"],
-     ("error: puzzle.colours=500 cannot be held by a 13x13 board: it has 312 inner edges, "
-      "so use 1 <= colours <= 312")),
-    (["task=colour_sweep", "puzzle=eternity", "optimizer=greedy_faithful", "task.colours=[5]", "puzzle.n=4"],
-     ("error: optimizer=greedy_faithful reproduces the seed, whose pieces never turn: "
-      "use puzzle.rotations=false, or optimizer=greedy")),
-])
+@pytest.mark.parametrize(
+    "overrides, line",
+    [
+        (
+            ["puzzle=edge_matching", "optimizer=greedy"],
+            (
+                "error: optimizer=greedy builds its board from the pieces rather than by evaluating genomes: "
+                "run it with task=colour_sweep (add task.colours=[20] for a single board)"
+            ),
+        ),
+        (
+            ["puzzle=edge_matching", "puzzle.n=6"],
+            (
+                "error: puzzle.fix_centre needs an odd n (a board with a centre cell), got n=6; "
+                "use an odd n or puzzle.fix_centre=false"
+            ),
+        ),
+        (
+            ["puzzle=edge_matching", "puzzle.colours=500"],
+            (
+                "error: puzzle.colours=500 cannot be held by a 13x13 board: it has 312 inner edges, "
+                "so use 1 <= colours <= 312"
+            ),
+        ),
+        (
+            [
+                "task=colour_sweep",
+                "puzzle=eternity",
+                "optimizer=greedy_faithful",
+                "task.colours=[5]",
+                "puzzle.n=4",
+            ],
+            (
+                "error: optimizer=greedy_faithful reproduces the seed, whose pieces never turn: "
+                "use puzzle.rotations=false, or optimizer=greedy"
+            ),
+        ),
+    ],
+)
 def test_bad_edge_matching_input_ends_with_one_clear_line(tmp_path, overrides, line):
     """The whole line a user reads, and nothing else on stderr."""
     # progress=false: with the bar on, optimizer=greedy draws an empty progress bar before its error
@@ -80,5 +119,6 @@ def test_a_misspelt_key_is_named_when_the_config_is_composed(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip() == (
         "error: puzzle has no setting 'colour'; it takes: n, colours, generator, instance_seed, rotations, "
-        "fix_centre, hints, pieces_file, order (prefix a new key with + to add it)")
+        "fix_centre, hints, pieces_file, order (prefix a new key with + to add it)"
+    )
     assert "Traceback" not in proc.stderr + proc.stdout

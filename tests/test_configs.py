@@ -1,5 +1,6 @@
 """Every YAML in configs/ composes and builds (the lightning-hydra-template's check): a default that
 drifts from its constructor, a misspelt key or a missing module fails here, not in a user's run."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,6 +19,7 @@ def choices(group: str) -> list[str]:
 def test_every_component_config_composes_and_builds(compose_config, group, name):
     cfg = compose_config(f"{group}={name}")
     from hydra.utils import get_object
+
     assert type(build(cfg[group], group)) is get_object(cfg[group]["_target_"])
 
 
@@ -33,6 +35,7 @@ def test_the_schema_default_is_the_constructor_default(compose_config):
     import inspect
 
     from hydra.utils import get_object
+
     for (group, name), target in component_targets().items():
         cfg = compose_config(f"{group}={name}")
         for key, param in inspect.signature(get_object(target)).parameters.items():

@@ -3,9 +3,9 @@ import random
 import numpy as np
 import pytest
 
-from tests import seed_greedy_plain as seed
 from heuristics.edge_greedy import _faithful_choice, _targets, greedy
 from puzzles.edge_matching import EdgeMatching, Layout, turn_table
+from tests import seed_greedy_plain as seed
 
 # A 3x3 case worked by hand, with the seed's rules (centre given). Corners and centre carry one
 # colour; the bottom edge piece is replaced by X, a piece that fits nowhere.
@@ -54,17 +54,27 @@ def test_faithful_border_rule_only_holds_on_the_left_edge():
     assert _faithful_choice(3, 3, pool, table, has_zero, target, number) == (1, 0)
 
 
-@pytest.mark.parametrize("n, colours", [
-    (3, 2), (5, 1), (5, 3), (7, 2), (7, 6),
-    pytest.param(9, 4, marks=pytest.mark.slow), pytest.param(9, 40, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "n, colours",
+    [
+        (3, 2),
+        (5, 1),
+        (5, 3),
+        (7, 2),
+        (7, 6),
+        pytest.param(9, 4, marks=pytest.mark.slow),
+        pytest.param(9, 40, marks=pytest.mark.slow),
+    ],
+)
 def test_faithful_greedy_returns_what_the_seeds_code_returns(n, colours):
     for k in range(3):
         rnd = random.Random(1000 * n + 10 * colours + k)
         answer = seed.generate_puzzle(n, colours, rnd)
         listed = seed.puzzle_making(answer, rnd)
         centre = (n * n - 1) // 2
-        piece, _ = greedy(turn_table(np.array(listed), False), n, preplaced=[[centre, centre, 0]],
-                          seed_faithful=True)
+        piece, _ = greedy(
+            turn_table(np.array(listed), False), n, preplaced=[[centre, centre, 0]], seed_faithful=True
+        )
         assert [listed[p] for p in piece] == seed.solve([list(p) for p in listed])
 
 
@@ -98,7 +108,9 @@ def test_bad_inputs_are_refused():
     assert str(err.value) == "need an (9, turns, 4) turn table for n=3, got shape (8, 1, 4)"
     with pytest.raises(ValueError) as err:
         greedy(turn_table(HAND, True), 3, seed_faithful=True)
-    assert str(err.value) == "seed_faithful reproduces the seed, whose pieces never turn: give a one-turn table"
+    assert (
+        str(err.value) == "seed_faithful reproduces the seed, whose pieces never turn: give a one-turn table"
+    )
     with pytest.raises(ValueError) as err:
         greedy(turn_table(np.ones((9, 4)), False), 3, seed_faithful=True)
     assert str(err.value) == "the seed's greedy needs a piece for each corner (0 on both border sides)"
@@ -116,7 +128,22 @@ def test_kept_choices_give_the_boards_of_recomputing_every_step(rotations):
         eg._fill_corners(piece, rot, used, table, n)
         pool, has_zero = np.nonzero(~used)[0], (p.sides == 0).any(axis=1)
         target, number, best = np.empty(4, int), np.empty(len(pool), int), np.full((n * n, 3), -1)
-        while eg._step(piece, rot, used, pool, table, has_zero, n, False, target, number,
-                       np.zeros(n * n, dtype=bool), best) >= 0:  # nothing kept: every cell afresh
+        while (
+            eg._step(
+                piece,
+                rot,
+                used,
+                pool,
+                table,
+                has_zero,
+                n,
+                False,
+                target,
+                number,
+                np.zeros(n * n, dtype=bool),
+                best,
+            )
+            >= 0
+        ):  # nothing kept: every cell afresh
             pass
         assert np.array_equal(fast[0], piece) and np.array_equal(fast[1], rot)

@@ -5,23 +5,45 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.seed_greedy_plain import check as seed_check
-from puzzles.edge_matching import (EdgeMatching, Layout, PieceList, board_scores, colour_board, generate,
-                                   inner_edges, read_piece_file, turn_layout, write_piece_file)
-from puzzles.edge_matching.pictures import bad_sides
 from core import InputError
+from puzzles.edge_matching import (
+    EdgeMatching,
+    Layout,
+    PieceList,
+    board_scores,
+    colour_board,
+    generate,
+    inner_edges,
+    read_piece_file,
+    turn_layout,
+    write_piece_file,
+)
+from puzzles.edge_matching.pictures import bad_sides
+from tests.seed_greedy_plain import check as seed_check
 
 # A 3x3 board worked out by hand, pieces [left, top, right, bottom] in their home cells 0..8.
 # Inner edges: rows h = (1, 2), (3, 1), (2, 3); columns v = (2, 3, 1), (1, 2, 3).
-HAND = np.array([[0, 0, 1, 2], [1, 0, 2, 3], [2, 0, 0, 1],
-                 [0, 2, 3, 1], [3, 3, 1, 2], [1, 1, 0, 3],
-                 [0, 1, 2, 0], [2, 2, 3, 0], [3, 3, 0, 0]])
+HAND = np.array(
+    [
+        [0, 0, 1, 2],
+        [1, 0, 2, 3],
+        [2, 0, 0, 1],
+        [0, 2, 3, 1],
+        [3, 3, 1, 2],
+        [1, 1, 0, 3],
+        [0, 1, 2, 0],
+        [2, 2, 3, 0],
+        [3, 3, 0, 0],
+    ]
+)
 
 
 def hand_file(tmp_path, hints=""):
     """The hand board as a piece file, pieces listed in home order."""
     path = tmp_path / "hand.txt"
-    path.write_text("# order: left top right bottom\n" + hints + "\n".join(" ".join(map(str, p)) for p in HAND))
+    path.write_text(
+        "# order: left top right bottom\n" + hints + "\n".join(" ".join(map(str, p)) for p in HAND)
+    )
     return path
 
 
@@ -33,8 +55,9 @@ def hand_puzzle(tmp_path) -> EdgeMatching:
 @pytest.mark.parametrize("n, colours", [(3, 1), (5, 4), (7, 30), (13, 312), (16, 22)])
 @pytest.mark.parametrize("rotations", [False, True])
 def test_generating_arrangement_scores_100_percent(generator, n, colours, rotations):
-    p = EdgeMatching(n=n, colours=colours, generator=generator, rotations=rotations,
-                     fix_centre=n % 2 == 1, instance_seed=7)
+    p = EdgeMatching(
+        n=n, colours=colours, generator=generator, rotations=rotations, fix_centre=n % 2 == 1, instance_seed=7
+    )
     solution = p.solution()
     scores = p.score_layout(solution)
     assert scores["match_rate"] == 1.0 and scores["edge_score"] == 1.0
@@ -125,7 +148,8 @@ def test_generators_are_fixed_by_their_seed():
     # test is then the one that says so.
     digest = hashlib.sha256(np.ascontiguousarray(a, dtype="<i8").tobytes()).hexdigest()[:16]
     assert digest == PINNED_DIGEST, (
-        f"the generated instance changed: pinned with numpy {PINNED_NUMPY}, now numpy {np.__version__}")
+        f"the generated instance changed: pinned with numpy {PINNED_NUMPY}, now numpy {np.__version__}"
+    )
 
 
 PINNED_DIGEST = "c002a236b6bd93da"  # generator "seed", n 13, colours 20, instance seed 5
@@ -165,21 +189,48 @@ def test_order_option_overrides_a_missing_header(tmp_path):
     assert np.array_equal(read_piece_file(path, order="n e s w").sides, HAND)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(n=5, colours=41), ("puzzle.colours=41 cannot be held by a 5x5 board: it has 40 inner edges, "
-                             "so use 1 <= colours <= 40")),
-    (dict(n=5, colours=0), ("puzzle.colours=0 cannot be held by a 5x5 board: it has 40 inner edges, "
-                            "so use 1 <= colours <= 40")),
-    (dict(n=6, colours=5), ("puzzle.fix_centre needs an odd n (a board with a centre cell), got n=6; "
-                            "use an odd n or puzzle.fix_centre=false")),
-    (dict(n=5, colours=3, generator="spiral"),
-     "unknown puzzle.generator 'spiral'; choose one of ['seed', 'uniform'] or 'file'"),
-    (dict(n=5, colours=3, hints=[[5, 0]]), ("puzzle.hints: each hint is [row, col] or [row, col, piece, "
-                                            "turns] with 0 <= row, col < 5; got [[5, 0]]")),
-    (dict(n=5, colours=3, hints=[[2, 2]]),
-     "puzzle.hints: two hints share a cell or a piece; give each hint its own"),
-    (dict(generator="file"), "puzzle.generator=file needs puzzle.pieces_file=<path to a piece list>"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            dict(n=5, colours=41),
+            (
+                "puzzle.colours=41 cannot be held by a 5x5 board: it has 40 inner edges, "
+                "so use 1 <= colours <= 40"
+            ),
+        ),
+        (
+            dict(n=5, colours=0),
+            (
+                "puzzle.colours=0 cannot be held by a 5x5 board: it has 40 inner edges, "
+                "so use 1 <= colours <= 40"
+            ),
+        ),
+        (
+            dict(n=6, colours=5),
+            (
+                "puzzle.fix_centre needs an odd n (a board with a centre cell), got n=6; "
+                "use an odd n or puzzle.fix_centre=false"
+            ),
+        ),
+        (
+            dict(n=5, colours=3, generator="spiral"),
+            "unknown puzzle.generator 'spiral'; choose one of ['seed', 'uniform'] or 'file'",
+        ),
+        (
+            dict(n=5, colours=3, hints=[[5, 0]]),
+            (
+                "puzzle.hints: each hint is [row, col] or [row, col, piece, "
+                "turns] with 0 <= row, col < 5; got [[5, 0]]"
+            ),
+        ),
+        (
+            dict(n=5, colours=3, hints=[[2, 2]]),
+            "puzzle.hints: two hints share a cell or a piece; give each hint its own",
+        ),
+        (dict(generator="file"), "puzzle.generator=file needs puzzle.pieces_file=<path to a piece list>"),
+    ],
+)
 def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, message):
     """The whole line a user reads."""
     with pytest.raises(InputError) as err:
@@ -187,28 +238,62 @@ def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, message):
     assert str(err.value) == message
 
 
-@pytest.mark.parametrize("text, message", [
-    ("# order: left top right bottom\n0 0 1 2\n1 0 2\n",
-     "bad.txt line 3: expected 4 integers (four colours of one piece), got '1 0 2'"),
-    ("# order: left top right bottom\n0 0 1 x\n",
-     "bad.txt line 2: expected 4 integers (four colours of one piece), got '0 0 1 x'"),
-    ("0 0 1 2\n", ("bad.txt: the edge order is not stated; add a line '# order: left top right bottom' "
-                   "(or the file's order) or pass the order option")),
-    ("# order: left up right\n0 0 1 2\n",
-     ("bad.txt line 1: 'left up right' is not an edge order; name the four sides once each, "
-      "e.g. 'left top right bottom' or 'top right bottom left'")),
-    ("# order: l t r b\n" + "0 0 1 2\n" * 5, ("bad.txt: 5 pieces do not fill a square board (the piece "
-                                              "count is not a square); list n*n pieces, one per line")),
-    ("# order: l t r b\n# size: 3\n" + "0 0 1 2\n" * 4, ("bad.txt: 4 pieces do not fill a square board "
-                                                         "(size 3 needs 9 pieces); list n*n pieces, one per line")),
-    ("# order: l t r b\n" + "0 0 1 -2\n" * 4,
-     "bad.txt: colours must be 0 (the border) to 32767, found -2 .. 1"),
-    ("# order: l t r b\n" + "0 0 1 40000\n" * 4,
-     "bad.txt: colours must be 0 (the border) to 32767, found 0 .. 40000"),
-    ("# order: l t r b\n# hint: 0 5 1 0\n" + "0 0 1 2\n" * 4,
-     ("bad.txt: hint 0 5 1 0 is off the board or names no piece; use 0 <= row, col < 2, "
-      "0 <= piece < 4, 0 <= rotation < 4")),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            "# order: left top right bottom\n0 0 1 2\n1 0 2\n",
+            "bad.txt line 3: expected 4 integers (four colours of one piece), got '1 0 2'",
+        ),
+        (
+            "# order: left top right bottom\n0 0 1 x\n",
+            "bad.txt line 2: expected 4 integers (four colours of one piece), got '0 0 1 x'",
+        ),
+        (
+            "0 0 1 2\n",
+            (
+                "bad.txt: the edge order is not stated; add a line '# order: left top right bottom' "
+                "(or the file's order) or pass the order option"
+            ),
+        ),
+        (
+            "# order: left up right\n0 0 1 2\n",
+            (
+                "bad.txt line 1: 'left up right' is not an edge order; name the four sides once each, "
+                "e.g. 'left top right bottom' or 'top right bottom left'"
+            ),
+        ),
+        (
+            "# order: l t r b\n" + "0 0 1 2\n" * 5,
+            (
+                "bad.txt: 5 pieces do not fill a square board (the piece "
+                "count is not a square); list n*n pieces, one per line"
+            ),
+        ),
+        (
+            "# order: l t r b\n# size: 3\n" + "0 0 1 2\n" * 4,
+            (
+                "bad.txt: 4 pieces do not fill a square board "
+                "(size 3 needs 9 pieces); list n*n pieces, one per line"
+            ),
+        ),
+        (
+            "# order: l t r b\n" + "0 0 1 -2\n" * 4,
+            "bad.txt: colours must be 0 (the border) to 32767, found -2 .. 1",
+        ),
+        (
+            "# order: l t r b\n" + "0 0 1 40000\n" * 4,
+            "bad.txt: colours must be 0 (the border) to 32767, found 0 .. 40000",
+        ),
+        (
+            "# order: l t r b\n# hint: 0 5 1 0\n" + "0 0 1 2\n" * 4,
+            (
+                "bad.txt: hint 0 5 1 0 is off the board or names no piece; use 0 <= row, col < 2, "
+                "0 <= piece < 4, 0 <= rotation < 4"
+            ),
+        ),
+    ],
+)
 def test_malformed_piece_files_end_with_one_clear_line(tmp_path, text, message):
     """The whole line a user reads."""
     path = tmp_path / "bad.txt"
@@ -224,19 +309,24 @@ def test_file_instances_need_explicit_hints_for_a_fixed_centre(tmp_path):
     assert str(err.value) == (
         "puzzle.fix_centre and [row, col] hints take pieces from a known solution, which a piece file "
         "does not have; set puzzle.fix_centre=false and give [row, col, piece, turns] hints "
-        "(or '# hint:' lines in the file)")
-    p = EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path, "# hint: 1 1 4 0\n")),
-                     fix_centre=False)
+        "(or '# hint:' lines in the file)"
+    )
+    p = EdgeMatching(
+        generator="file", pieces_file=str(hand_file(tmp_path, "# hint: 1 1 4 0\n")), fix_centre=False
+    )
     assert p.space.n == 8 and p.known_optimum is None
     assert p.decode(p.space.identity()).piece[4] == 4
 
 
 def test_turned_hints_need_rotations(tmp_path):
     with pytest.raises(InputError) as err:
-        EdgeMatching(generator="file", pieces_file=str(hand_file(tmp_path)), fix_centre=False,
-                     hints=[[1, 1, 4, 2]])
-    assert str(err.value) == ("puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
-                              "use turns 0 or puzzle.rotations=true")
+        EdgeMatching(
+            generator="file", pieces_file=str(hand_file(tmp_path)), fix_centre=False, hints=[[1, 1, 4, 2]]
+        )
+    assert str(err.value) == (
+        "puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
+        "use turns 0 or puzzle.rotations=true"
+    )
 
 
 def test_picture_draws_four_triangles_per_piece(tmp_path):

@@ -1,4 +1,5 @@
 """The exact-cover engine against Knuth's example, brute force, and its own two choice rules."""
+
 import itertools
 
 import numpy as np
@@ -38,10 +39,13 @@ def brute_force(rows, n_items, secondary):
     return found
 
 
-problems = st.integers(1, 9).flatmap(lambda n: st.tuples(
-    st.just(n),
-    st.lists(st.sets(st.integers(0, n - 1), min_size=1, max_size=4).map(sorted), max_size=11),
-    st.sets(st.integers(0, n - 1), max_size=3)))
+problems = st.integers(1, 9).flatmap(
+    lambda n: st.tuples(
+        st.just(n),
+        st.lists(st.sets(st.integers(0, n - 1), min_size=1, max_size=4).map(sorted), max_size=11),
+        st.sets(st.integers(0, n - 1), max_size=3),
+    )
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -76,7 +80,7 @@ def test_items_beyond_one_word():
     rows = [[offset + i for i in r] for r in rows]
     problem = ExactCover(rows, offset + 2 * n, secondary=range(offset))
     assert problem.masks.shape[1] == 3
-    assert problem.count() == 2 ** n
+    assert problem.count() == 2**n
 
 
 def test_generator_is_lazy():
@@ -92,14 +96,19 @@ def test_no_items_means_one_empty_solution_and_impossible_means_none():
     assert impossible.count() == 0
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: ExactCover([[0, 5]], 3), "exact cover: row 0 has item 5, outside 0..2"),
-    (lambda: ExactCover([[0, 0]], 3), "exact cover: row 0 lists an item twice: [0, 0]"),
-    (lambda: ExactCover([[0]], 1, rule="fastest"),
-     "exact cover: rule must be one of ('first', 'mrv'), got 'fastest'"),
-    (lambda: ExactCover([[0]], 1).count(limit=0), "solution limit must be at least 1, got 0"),
-    (lambda: ExactCover([[0]], 1, secondary=[4]), "exact cover: secondary items must lie in 0..0"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: ExactCover([[0, 5]], 3), "exact cover: row 0 has item 5, outside 0..2"),
+        (lambda: ExactCover([[0, 0]], 3), "exact cover: row 0 lists an item twice: [0, 0]"),
+        (
+            lambda: ExactCover([[0]], 1, rule="fastest"),
+            "exact cover: rule must be one of ('first', 'mrv'), got 'fastest'",
+        ),
+        (lambda: ExactCover([[0]], 1).count(limit=0), "solution limit must be at least 1, got 0"),
+        (lambda: ExactCover([[0]], 1, secondary=[4]), "exact cover: secondary items must lie in 0..0"),
+    ],
+)
 def test_bad_input_is_one_clear_line(make, message):
     """The whole line a user reads."""
     with pytest.raises(InputError) as err:

@@ -1,4 +1,5 @@
 """The exact-solver experiments through the Hydra app: what a puzzle fan types, what lands on disk."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +11,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_app(*overrides: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "experiments.run", *overrides, "progress=false"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "experiments.run", *overrides, "progress=false"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_solve_one_date(tmp_path):
@@ -44,8 +50,7 @@ def test_weekday_dates_up_to_k(tmp_path):
     puzzle is 97, on Apr 6 with Mon open (checked against the independent oracle in
     test_calendar_oracle.py), so that row shows its full count and every other row K: a table that
     just wrote K everywhere would fail."""
-    proc = run_app("+experiment=calendar_weekday_all_dates", "task.limit=98",
-                   f"hydra.run.dir={tmp_path}")
+    proc = run_app("+experiment=calendar_weekday_all_dates", "task.limit=98", f"hydra.run.dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "calendar_counts.csv")
     assert list(table.columns) == ["month", "day", "weekday", "solutions"]
@@ -58,24 +63,38 @@ def test_galakub_and_rectangles(tmp_path):
     proc = run_app("+experiment=galakub", f"hydra.run.dir={tmp_path / 'g'}")
     assert proc.returncode == 0, proc.stderr
     assert "576 raw, 8 distinct, 1 up to rotation" in proc.stdout
-    proc = run_app("+experiment=pentomino_rectangles", "puzzle.boards=[3x20,8x8-centre]",
-                   f"hydra.run.dir={tmp_path / 'r'}")
+    proc = run_app(
+        "+experiment=pentomino_rectangles",
+        "puzzle.boards=[3x20,8x8-centre]",
+        f"hydra.run.dir={tmp_path / 'r'}",
+    )
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "r" / "rectangles.csv")
     assert table[["raw", "up_to_symmetry"]].values.tolist() == [[8, 2], [520, 65]]
     assert pd.read_parquet(tmp_path / "r" / "run.parquet")["agrees_with_knuth"].item()
 
 
-@pytest.mark.parametrize("overrides, line", [
-    (["+experiment=calendar", "date=2026-02-30"],
-     "error: date '2026-02-30': Feb has days 1-28 in 2026, not 30"),
-    (["+experiment=calendar", "date=13-01"],
-     "error: date '13-01': there is no month 13; months are 1-12"),
-    (["+experiment=calendar", "puzzle.board=hexagonal"],
-     "error: unknown calendar board 'hexagonal'; choose one of: classic, weekday"),
-    (["+experiment=pentomino_rectangles", "puzzle.boards=[7x9]"],
-     "error: unknown board '7x9'; choose one of: 3x20, 4x15, 5x12, 6x10, 8x8-centre"),
-])
+@pytest.mark.parametrize(
+    "overrides, line",
+    [
+        (
+            ["+experiment=calendar", "date=2026-02-30"],
+            "error: date '2026-02-30': Feb has days 1-28 in 2026, not 30",
+        ),
+        (
+            ["+experiment=calendar", "date=13-01"],
+            "error: date '13-01': there is no month 13; months are 1-12",
+        ),
+        (
+            ["+experiment=calendar", "puzzle.board=hexagonal"],
+            "error: unknown calendar board 'hexagonal'; choose one of: classic, weekday",
+        ),
+        (
+            ["+experiment=pentomino_rectangles", "puzzle.boards=[7x9]"],
+            "error: unknown board '7x9'; choose one of: 3x20, 4x15, 5x12, 6x10, 8x8-centre",
+        ),
+    ],
+)
 def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, line):
     proc = run_app(*overrides, f"hydra.run.dir={tmp_path}")
     assert proc.returncode == 2

@@ -1,12 +1,14 @@
 """The README's "Extending puzzlelab" examples run as written: each is a module and a YAML."""
+
 from __future__ import annotations
+
+from itertools import permutations
 
 import numpy as np
 import pandas as pd
-from itertools import permutations
 
-from tests.test_experiment_run import run_app
 from puzzles.queens import Queens
+from tests.test_experiment_run import run_app
 
 
 def test_queens_fitness_counts_diagonal_pairs():
@@ -18,8 +20,14 @@ def test_queens_fitness_counts_diagonal_pairs():
 
 
 def test_new_optimizer_on_new_puzzle_through_the_app(tmp_path):
-    proc = run_app("puzzle=queens", "puzzle.n=20", "optimizer=lahc", "budget.evaluations=100000",
-                   "progress=false", f"hydra.run.dir={tmp_path}")
+    proc = run_app(
+        "puzzle=queens",
+        "puzzle.n=20",
+        "optimizer=lahc",
+        "budget.evaluations=100000",
+        "progress=false",
+        f"hydra.run.dir={tmp_path}",
+    )
     assert proc.returncode == 0, proc.stderr
     row = pd.read_parquet(tmp_path / "run.parquet").iloc[0]
     assert (row["puzzle"], row["optimizer"], row["score_name"]) == ("queens", "lahc", "attacking pairs")
@@ -37,6 +45,7 @@ def test_the_same_puzzle_answered_exactly_through_the_app(tmp_path):
 
 def test_exact_counts_agree_with_oeis_and_with_the_fitness():
     from experiments.tasks.exact import Exact
+
     counts = [Exact().solve(Queens(n), {"n": n}).count for n in range(4, 10)]
     assert counts == [2, 10, 4, 40, 92, 352]  # OEIS A000170
     answer = Exact(draw=5, count=False).solve(Queens(6), {"n": 6})

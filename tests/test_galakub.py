@@ -1,4 +1,5 @@
 """The Galakub cube: the seed's piece counts, its three figures (576 / 8 / 1), valid fillings."""
+
 import numpy as np
 import pytest
 
@@ -30,12 +31,13 @@ def owners(cube):
 
 def test_pieces_have_the_seeds_positions(model):
     """The seed found 288 placements of Z, 432 of J and 27 of Q (24 rotations, no mirrors)."""
-    placements = {name: 0 for name in COPIES}
+    placements = dict.fromkeys(COPIES, 0)
     for pl in model.placements:
         placements[model.pieces[pl.piece].name] += 1
     assert {n: placements[n] // COPIES[n] for n in COPIES} == {"Z": 288, "J": 432, "Q": 27}
-    turns = {p.name: (len(orientations(p, False)), len(orientations(p, True)))
-             for p in read_pieces("galakub")}
+    turns = {
+        p.name: (len(orientations(p, False)), len(orientations(p, True))) for p in read_pieces("galakub")
+    }
     assert turns == {"Z": (24, 48), "J": (24, 24), "Q": (1, 1)}  # only Z is chiral
 
 

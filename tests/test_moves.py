@@ -1,10 +1,12 @@
 """Neighbourhood moves: every move makes a different genome of the same space."""
-import numpy as np
-from hypothesis import given, settings, strategies as st
 
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core import PermutationSpace
 from heuristics.moves import random_move
 from heuristics.sa import MOVES
-from core import PermutationSpace
 
 # the free pentominoes: the X piece has one orientation, I two, ...
 FREE = PermutationSpace(12, (1, 2, 4, 4, 4, 4, 4, 8, 8, 8, 8, 8))

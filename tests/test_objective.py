@@ -9,7 +9,7 @@ SPACE = PermutationSpace(5)
 
 def count_inversions(genome) -> float:
     g = list(genome)
-    return float(sum(a > b for i, a in enumerate(g) for b in g[i + 1:]))
+    return float(sum(a > b for i, a in enumerate(g) for b in g[i + 1 :]))
 
 
 def test_objective_refuses_the_evaluation_after_the_budget():
@@ -53,12 +53,15 @@ def test_the_first_evaluation_always_happens():
     assert obj(SPACE.identity()) == 0 and obj.best_genome is not None
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"evaluations": -5}, "budget.evaluations must be positive, got -5"),
-    ({"seconds": 0}, "budget.seconds must be positive, got 0"),
-    ({}, "the budget is unbounded: set budget.evaluations or budget.seconds"),
-    ({"target": 0}, "the budget is unbounded: set budget.evaluations or budget.seconds"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"evaluations": -5}, "budget.evaluations must be positive, got -5"),
+        ({"seconds": 0}, "budget.seconds must be positive, got 0"),
+        ({}, "the budget is unbounded: set budget.evaluations or budget.seconds"),
+        ({"target": 0}, "the budget is unbounded: set budget.evaluations or budget.seconds"),
+    ],
+)
 def test_bad_budgets_are_refused(kwargs, message):
     """The whole line a user reads."""
     with pytest.raises(InputError) as err:

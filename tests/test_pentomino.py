@@ -3,10 +3,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.seed_pentomino import bl_score, bottom_left, seed_pieces
 from core import InputError
 from puzzles.pentomino import PentominoStrip
 from puzzles.pieces import normalise
+from tests.seed_pentomino import bl_score, bottom_left, seed_pieces
 
 FIXED, FREE = PentominoStrip(), PentominoStrip(orientations="free")
 
@@ -33,11 +33,14 @@ SEED_FIELD = """\
 SEED_ROWS = [[int(v) for v in line.strip("[] ").split()] for line in SEED_FIELD.splitlines()]
 
 
-@pytest.mark.parametrize("order, gaps", [
-    (list(range(12)), 42),
-    ([1, 0, 2, 3, 10, 5, 8, 9, 6, 7, 4, 11], 18),  # the seed's 2-opt result
-    ([1, 3, 10, 6, 2, 8, 7, 9, 11, 5, 4, 0], 12),  # the seed's GA result
-])
+@pytest.mark.parametrize(
+    "order, gaps",
+    [
+        (list(range(12)), 42),
+        ([1, 0, 2, 3, 10, 5, 8, 9, 6, 7, 4, 11], 18),  # the seed's 2-opt result
+        ([1, 3, 10, 6, 2, 8, 7, 9, 11, 5, 4, 0], 12),  # the seed's GA result
+    ],
+)
 def test_seed_figures(order, gaps):
     assert FIXED.fitness(np.array(order)) == gaps
 
@@ -85,8 +88,10 @@ def test_known_optimum_only_where_known():
 def test_strip_narrower_than_a_piece_is_refused():
     with pytest.raises(InputError) as err:
         PentominoStrip(width=4)
-    assert str(err.value) == ("the strip (width 4) is narrower than piece 1 (I, 5 wide); "
-                              "use puzzle.width >= 5 or puzzle.orientations=free")
+    assert str(err.value) == (
+        "the strip (width 4) is narrower than piece 1 (I, 5 wide); "
+        "use puzzle.width >= 5 or puzzle.orientations=free"
+    )
     with pytest.raises(InputError) as err:
         PentominoStrip(width=2, orientations="free")
     assert str(err.value) == "the strip (width 2) is narrower than piece 7 (V, 3 wide); use puzzle.width >= 3"

@@ -5,7 +5,20 @@ from core import InputError
 from puzzles.pieces import orientations, parse_pieces, read_pieces
 
 # Distinct free orientations of the 12 pentominoes (rotations and reflections), a classic fact.
-FREE_ORIENTATIONS = {"I": 2, "L": 8, "Y": 8, "N": 8, "U": 4, "P": 8, "V": 4, "S": 4, "T": 4, "F": 8, "X": 1, "W": 4}
+FREE_ORIENTATIONS = {
+    "I": 2,
+    "L": 8,
+    "Y": 8,
+    "N": 8,
+    "U": 4,
+    "P": 8,
+    "V": 4,
+    "S": 4,
+    "T": 4,
+    "F": 8,
+    "X": 1,
+    "W": 4,
+}
 
 
 def test_pentominoes_file_holds_the_seed_pieces_in_order():
@@ -37,13 +50,16 @@ def test_3d_pieces_read_as_layers():
     assert len(orientations(piece, reflections=True)) == 8  # it is its own mirror image
 
 
-@pytest.mark.parametrize("text, message", [
-    ("1 I\n##x##\n", "bad.txt:2: piece 1 uses 'x'; draw cells with '#' and empty space with '.'"),
-    ("I\n#####\n", "bad.txt:1: expected a piece header '<id> <name>', got 'I'"),
-    ("1 I\n.....\n", "bad.txt:1: piece 1 has no cells ('#')"),
-    ("1 I\n#\n\n1 J\n##\n", "bad.txt: piece ids repeat: [1, 1]"),
-    ("", "bad.txt: no pieces found"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("1 I\n##x##\n", "bad.txt:2: piece 1 uses 'x'; draw cells with '#' and empty space with '.'"),
+        ("I\n#####\n", "bad.txt:1: expected a piece header '<id> <name>', got 'I'"),
+        ("1 I\n.....\n", "bad.txt:1: piece 1 has no cells ('#')"),
+        ("1 I\n#\n\n1 J\n##\n", "bad.txt: piece ids repeat: [1, 1]"),
+        ("", "bad.txt: no pieces found"),
+    ],
+)
 def test_malformed_piece_files_name_the_problem(text, message):
     """The whole line a user reads."""
     with pytest.raises(InputError) as err:

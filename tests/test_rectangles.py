@@ -1,4 +1,5 @@
 """Pentomino rectangles: Knuth's table, valid tilings, and the strip puzzle's known optimum."""
+
 import numpy as np
 import pytest
 
@@ -30,8 +31,7 @@ def test_every_tiling_is_valid_and_reported_once(name):
     assert len({tuple(sorted(s)) for s in solutions}) == len(solutions)
     pieces = [p.cells for p in model.pieces]
     for s in solutions:
-        placed = [(model.placements[i].piece, model.board.cells[model.placements[i].cells])
-                  for i in s]
+        placed = [(model.placements[i].piece, model.board.cells[model.placements[i].cells]) for i in s]
         check_packing(model.board.cells, pieces, placed, mirror=True)
 
 

@@ -1,4 +1,5 @@
 """Statistics on constructed data sets, against values worked out by hand or in closed form."""
+
 import math
 
 import numpy as np
@@ -29,12 +30,32 @@ def test_ert_counts_failed_runs_budget():
 def runs_frame():
     rows = []
     for seed in range(10):
-        rows.append({"optimizer": "good", "seed": seed, "best": 1 + seed, "known_optimum": 1.0,
-                     "success": seed == 0, "evals_to_optimum": 50.0 if seed == 0 else None,
-                     "seconds_to_optimum": 0.5 if seed == 0 else None, "evaluations": 100, "status": "ok"})
-        rows.append({"optimizer": "bad", "seed": seed, "best": 11 + seed, "known_optimum": 1.0,
-                     "success": False, "evals_to_optimum": None, "seconds_to_optimum": None,
-                     "evaluations": 100, "status": "ok"})
+        rows.append(
+            {
+                "optimizer": "good",
+                "seed": seed,
+                "best": 1 + seed,
+                "known_optimum": 1.0,
+                "success": seed == 0,
+                "evals_to_optimum": 50.0 if seed == 0 else None,
+                "seconds_to_optimum": 0.5 if seed == 0 else None,
+                "evaluations": 100,
+                "status": "ok",
+            }
+        )
+        rows.append(
+            {
+                "optimizer": "bad",
+                "seed": seed,
+                "best": 11 + seed,
+                "known_optimum": 1.0,
+                "success": False,
+                "evals_to_optimum": None,
+                "seconds_to_optimum": None,
+                "evaluations": 100,
+                "status": "ok",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -72,17 +93,26 @@ def test_first_hits_for_ecdf():
 def test_runs_that_both_failed_tie_in_evaluations_to_optimum():
     # 10 instances; on 4 both optimisers fail. inf - inf would be NaN: a censored failure makes those
     # 4 pairs ties, so all 10 pairs enter the test and none is dropped.
-    runs = pd.DataFrame({
-        "optimizer": ["a"] * 10 + ["b"] * 10, "puzzle.instance": list(range(10)) * 2,
-        "success": [True] * 6 + [False] * 4 + [True] * 3 + [False] * 7,
-        "evals_to_optimum": [10, 20, 30, 40, 50, 60, None, None, None, None] + [15, 25, 35] + [None] * 7,
-        "evaluations": [10, 20, 30, 40, 50, 60, 100, 100, 100, 100, 15, 25, 35] + [100] * 7})
+    runs = pd.DataFrame(
+        {
+            "optimizer": ["a"] * 10 + ["b"] * 10,
+            "puzzle.instance": list(range(10)) * 2,
+            "success": [True] * 6 + [False] * 4 + [True] * 3 + [False] * 7,
+            "evals_to_optimum": [10, 20, 30, 40, 50, 60, None, None, None, None] + [15, 25, 35] + [None] * 7,
+            "evaluations": [10, 20, 30, 40, 50, 60, 100, 100, 100, 100, 15, 25, 35] + [100] * 7,
+        }
+    )
     timed = runs.assign(evaluations_to_optimum=evaluations_to_optimum(runs))
     assert timed["evaluations_to_optimum"].tolist()[6:10] == [101.0] * 4  # above every run's spend
-    (row,) = pairwise(timed, ["optimizer", "puzzle.instance"], instance=["puzzle.instance"],
-                      metrics=("evaluations_to_optimum",)).itertuples()
+    (row,) = pairwise(
+        timed,
+        ["optimizer", "puzzle.instance"],
+        instance=["puzzle.instance"],
+        metrics=("evaluations_to_optimum",),
+    ).itertuples()
     assert row.test == "wilcoxon" and row.n == 10 and np.isfinite(row.p)
     from scipy import stats
+
     x, y = timed["evaluations_to_optimum"].to_numpy()[:10], timed["evaluations_to_optimum"].to_numpy()[10:]
     assert row.p == pytest.approx(stats.wilcoxon(x, y, zero_method="zsplit").pvalue)
 
@@ -91,8 +121,9 @@ def test_holm_covers_every_setting_and_metric_as_one_family():
     df = runs_frame().rename(columns={"seed": "puzzle.instance"})
     df = pd.concat([df.assign(width=6), df.assign(width=7)], ignore_index=True)
     df["other"] = df["best"]
-    tests = pairwise(df, ["optimizer", "width", "puzzle.instance"], instance=["puzzle.instance"],
-                     metrics=("best", "other"))
+    tests = pairwise(
+        df, ["optimizer", "width", "puzzle.instance"], instance=["puzzle.instance"], metrics=("best", "other")
+    )
     assert len(tests) == 4  # 2 settings x 2 metrics, one pair each
     assert tests["p_holm"].tolist() == pytest.approx(list(holm(tests["p"])))
     assert tests["p_holm"].iloc[0] == pytest.approx(min(1.0, 4 * tests["p"].iloc[0]))

@@ -1,4 +1,5 @@
 """Sweeps at research grade: resume after an interruption, failures recorded, reproduce, launchers."""
+
 import os
 import signal
 import subprocess
@@ -15,12 +16,20 @@ from omegaconf import OmegaConf
 from experiments.reproduce import reproduce
 
 ROOT = Path(__file__).resolve().parents[1]
-SWEEP = ["-m", "hydra/launcher=basic", "optimizer=ga,sa,two_opt", "seed=0,1", "budget.evaluations=3000", "budget.stop_at_optimum=false"]
+SWEEP = [
+    "-m",
+    "hydra/launcher=basic",
+    "optimizer=ga,sa,two_opt",
+    "seed=0,1",
+    "budget.evaluations=3000",
+    "budget.stop_at_optimum=false",
+]
 
 
 def app(*args, module="experiments.run", **kwargs):
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=600, **kwargs
+    )
 
 
 def finished(sweep: Path) -> set[Path]:
@@ -28,8 +37,13 @@ def finished(sweep: Path) -> set[Path]:
 
 
 def test_interrupted_sweep_resumes_with_only_the_missing_runs(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "experiments.run", *SWEEP, f"hydra.sweep.dir={tmp_path}"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "experiments.run", *SWEEP, f"hydra.sweep.dir={tmp_path}"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.time() + 240
     while len(finished(tmp_path)) < 2 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.02)
@@ -54,8 +68,10 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
     runs = pd.read_csv(tmp_path / "runs.csv")
     failed = runs[runs["status"] == "failed"]
     assert len(failed) == 1
-    assert failed["error"].iloc[0] == ("InputError: the strip (width 4) is narrower than piece 1 "
-                                       "(I, 5 wide); use puzzle.width >= 5 or puzzle.orientations=free")
+    assert failed["error"].iloc[0] == (
+        "InputError: the strip (width 4) is narrower than piece 1 "
+        "(I, 5 wide); use puzzle.width >= 5 or puzzle.orientations=free"
+    )
     assert (tmp_path / "budget.evaluations=500,puzzle.width=4" / "seed=0" / "config.yaml").is_file()
     assert runs.loc[runs["status"] == "ok", "puzzle.width"].tolist() == [6]
     assert pd.read_csv(tmp_path / "summary.csv")["n"].tolist() == [1]
@@ -63,8 +79,13 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
 
 
 def test_reproduce_passes_on_a_fresh_run_and_reports_a_tampered_one(tmp_path):
-    proc = app("optimizer=ga", "seed=5", "budget.evaluations=2000", "budget.stop_at_optimum=false",
-               f"hydra.run.dir={tmp_path}")
+    proc = app(
+        "optimizer=ga",
+        "seed=5",
+        "budget.evaluations=2000",
+        "budget.stop_at_optimum=false",
+        f"hydra.run.dir={tmp_path}",
+    )
     assert proc.returncode == 0, proc.stderr
     assert reproduce(tmp_path) == []
     ok = app(str(tmp_path), module="experiments.reproduce")
@@ -84,8 +105,9 @@ def test_reproduce_passes_on_a_fresh_run_and_reports_a_tampered_one(tmp_path):
 def test_reproduce_refuses_a_folder_that_is_not_a_run(tmp_path):
     proc = app(str(tmp_path), module="experiments.reproduce")
     assert proc.returncode == 1
-    assert proc.stderr.strip() == (f"error: {tmp_path} is not a finished run directory "
-                                   "(needs config.yaml and run.parquet)")
+    assert proc.stderr.strip() == (
+        f"error: {tmp_path} is not a finished run directory (needs config.yaml and run.parquet)"
+    )
 
 
 def test_joblib_sweep_one_thread_per_worker(tmp_path):
@@ -93,8 +115,16 @@ def test_joblib_sweep_one_thread_per_worker(tmp_path):
     runs one worker per core (n_jobs=-1) and joblib gives each cores // workers = 1 thread. The
     thread variables are cleared so the machine's own settings cannot decide it."""
     env = {k: v for k, v in os.environ.items() if k not in LokyBackend.MAX_NUM_THREADS_VARS}
-    proc = app("-m", "hydra/launcher=local", "optimizer=ga,sa", "seed=0,1", "budget.evaluations=500",
-               "budget.stop_at_optimum=false", f"hydra.sweep.dir={tmp_path}", env=env)
+    proc = app(
+        "-m",
+        "hydra/launcher=local",
+        "optimizer=ga,sa",
+        "seed=0,1",
+        "budget.evaluations=500",
+        "budget.stop_at_optimum=false",
+        f"hydra.sweep.dir={tmp_path}",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     runs = pd.read_csv(tmp_path / "runs.csv")
     assert len(runs) == 4 and (runs["status"] == "ok").all()
@@ -117,8 +147,14 @@ def test_the_local_launcher_means_one_thread_per_worker_on_any_core_count(monkey
 
 
 def test_submitit_local_sweep_writes_its_records(tmp_path):
-    proc = app("-m", "hydra/launcher=submitit_local", "optimizer=ga,two_opt", "seed=0",
-               "budget.evaluations=300", f"hydra.sweep.dir={tmp_path}")
+    proc = app(
+        "-m",
+        "hydra/launcher=submitit_local",
+        "optimizer=ga,two_opt",
+        "seed=0",
+        "budget.evaluations=300",
+        f"hydra.sweep.dir={tmp_path}",
+    )
     assert proc.returncode == 0, proc.stderr
     assert len(finished(tmp_path)) == 2
     assert sorted(pd.read_csv(tmp_path / "runs.csv")["optimizer"]) == ["ga", "two_opt"]

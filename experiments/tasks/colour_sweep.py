@@ -14,6 +14,7 @@ are the same in distribution, not the same boards; the article ran one instance 
 this sweeps several and draws their range as a band; it plotted int(percent) against the list
 index (colours - 2), this plots the exact rate against the colour count.
 """
+
 from __future__ import annotations
 
 import time
@@ -26,17 +27,27 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from core import ConstructiveSolver, InputError, Optimizer
-from experiments.build import build, component_name, config_columns, make_budget
+from experiments.build import build, component_name, config_columns, make_budget, settings
 from experiments.records import RunRecord, write_picture, write_record, write_table
 from heuristics.edge_greedy import Greedy
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching, Layout, inner_edges
 
 TABLE = "colour_sweep.parquet"
-COLUMNS = ["n", "colours", "optimizer", "instance_seed", "match_rate", "edge_score",
-           "unmatched_edges", "duplicates", "seconds"]
+COLUMNS = [
+    "n",
+    "colours",
+    "optimizer",
+    "instance_seed",
+    "match_rate",
+    "edge_score",
+    "unmatched_edges",
+    "duplicates",
+    "seconds",
+]
 
-FINISHED = {"evaluations": None, "stop_reason": "finished"}  # a constructive solver's cost: no budget
+# a constructive solver's cost: no budget
+FINISHED: dict[str, int | str | None] = {"evaluations": None, "stop_reason": "finished"}
 
 
 def seed_colours(n: int, points: int | None = None) -> list[int]:
@@ -56,10 +67,14 @@ def puzzle_for(n: int, colours: int, instance_seed: int, **options) -> EdgeMatch
 def point(puzzle: EdgeMatching, layout: Layout, optimizer: str, seconds: float) -> dict[str, Any]:
     """One row of the table: what was solved, by whom, both scores, and the time it took."""
     scores = puzzle.score_layout(layout)
-    return {"n": puzzle.n, "colours": puzzle.colours, "optimizer": optimizer,
-            "instance_seed": puzzle.instance_seed,
-            **{k: scores[k] for k in ("match_rate", "edge_score", "unmatched_edges", "duplicates")},
-            "seconds": seconds}
+    return {
+        "n": puzzle.n,
+        "colours": puzzle.colours,
+        "optimizer": optimizer,
+        "instance_seed": puzzle.instance_seed,
+        **{k: scores[k] for k in ("match_rate", "edge_score", "unmatched_edges", "duplicates")},
+        "seconds": seconds,
+    }
 
 
 def greedy_point(n: int, colours: int, instance_seed: int, seed_faithful: bool, **options) -> dict[str, Any]:
@@ -107,8 +122,13 @@ class ColourSweep:
         pictures: colour counts whose board is drawn.
     """
 
-    def __init__(self, colours: list[int] | None = None, points: int | None = None,
-                 optimizer_points: int = 16, pictures: list[int] = ()):
+    def __init__(
+        self,
+        colours: list[int] | None = None,
+        points: int | None = None,
+        optimizer_points: int = 16,
+        pictures: tuple[int, ...] = (),
+    ):
         for key, value in (("points", points), ("optimizer_points", optimizer_points)):
             if value is not None and value < 2:
                 raise InputError(f"task.{key} must be at least 2 (log-spaced colour counts), got {value}")
@@ -127,7 +147,7 @@ class ColourSweep:
         optimizer = build(cfg.optimizer, "optimizer")
         budgeted = not hasattr(optimizer, "solve")  # a metaheuristic: each point is a run under the budget
         solver = UnderBudget(optimizer, cfg.budget, int(cfg.seed)) if budgeted else optimizer
-        base = OmegaConf.to_container(cfg.puzzle, resolve=True)
+        base = settings(cfg.puzzle, "puzzle")
         counts = self.counts(base, budgeted)
         warm_up(solver, build(OmegaConf.create({**base, "colours": counts[0]}), "puzzle"))
         rows, start, name = [], time.perf_counter(), component_name(cfg, "optimizer", solver)
@@ -142,8 +162,19 @@ class ColourSweep:
         table = pd.DataFrame(rows)
         write_table(table, run_dir / TABLE)
         config = {k: v for k, v in config_columns(cfg).items() if k != "puzzle.colours"}  # the sweep's axis
-        return write_record(run_dir, RunRecord(
-            task="colour_sweep", seed=int(cfg.seed), puzzle=component_name(cfg, "puzzle", puzzle),
-            optimizer=name, config=config, seconds=time.perf_counter() - start,
-            extra={"points": len(table), "mean_match_rate": float(table["match_rate"].mean()),
-                   "mean_edge_score": float(table["edge_score"].mean())}))
+        return write_record(
+            run_dir,
+            RunRecord(
+                task="colour_sweep",
+                seed=int(cfg.seed),
+                puzzle=component_name(cfg, "puzzle", puzzle),
+                optimizer=name,
+                config=config,
+                seconds=time.perf_counter() - start,
+                extra={
+                    "points": len(table),
+                    "mean_match_rate": float(table["match_rate"].mean()),
+                    "mean_edge_score": float(table["edge_score"].mean()),
+                },
+            ),
+        )

@@ -7,6 +7,7 @@ The puzzle names its cases and their cover models; this task solves each (counti
 every solution when the puzzle's figures need them), gathers one table row per case (the case's
 key and its figures), and writes the files the puzzle's report names, then the run record.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -43,8 +44,9 @@ class Exact:
             always find them all).
     """
 
-    def __init__(self, backend: str = "algorithm_x", limit: int | None = None, draw: int = 1,
-                 count: bool = True):
+    def __init__(
+        self, backend: str = "algorithm_x", limit: int | None = None, draw: int = 1, count: bool = True
+    ):
         exact_backends.check_backend(backend)
         if limit is not None:
             solution_limit(limit)
@@ -60,21 +62,20 @@ class Exact:
         start = time.perf_counter()
         if puzzle.needs_solutions:
             found = list(exact_backends.solutions(model, self.backend, self.limit))
-            count = len(found)
+            count: int | None = len(found)
         else:
-            found = (list(exact_backends.solutions(model, self.backend, self.draw))
-                     if self.draw else [])
+            found = list(exact_backends.solutions(model, self.backend, self.draw)) if self.draw else []
             count = exact_backends.count(model, self.backend, self.limit) if self.count else None
         seconds = time.perf_counter() - start
         return Answer(case, count, [model.rows[s] for s in found], seconds, self.limit)
 
-    def table(self, puzzle: ExactPuzzle, cases: list[dict[str, Any]] | None = None,
-              progress: bool = False) -> tuple[pd.DataFrame, list[Answer]]:
+    def table(
+        self, puzzle: ExactPuzzle, cases: list[dict[str, Any]] | None = None, progress: bool = False
+    ) -> tuple[pd.DataFrame, list[Answer]]:
         """Every case solved: one row (key, figures) each, and the answers with `draw` kept."""
         rows, answers = [], []
         cases = puzzle.cases() if cases is None else cases
-        bar = tqdm(cases, disable=not progress or len(cases) < 2, unit="case", leave=False,
-                   desc=puzzle.name)
+        bar = tqdm(cases, disable=not progress or len(cases) < 2, unit="case", leave=False, desc=puzzle.name)
         for case in bar:
             answer = self.solve(puzzle, case)
             rows.append({**case, **puzzle.figures(answer)})
@@ -84,18 +85,24 @@ class Exact:
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         puzzle = build(cfg.puzzle, "puzzle")
         if not isinstance(puzzle, ExactPuzzle):
-            raise InputError(f"the exact task needs an exact puzzle (calendar, galakub, "
-                             f"pentomino_rectangles); {component_name(cfg, 'puzzle', puzzle)} "
-                             f"is not one")
+            raise InputError(
+                f"the exact task needs an exact puzzle (calendar, galakub, "
+                f"pentomino_rectangles); {component_name(cfg, 'puzzle', puzzle)} "
+                f"is not one"
+            )
         start = time.perf_counter()
         table, answers = self.table(puzzle, progress=cfg.progress)
         report = puzzle.report(table, answers)
         for name, content in report.files.items():
             write_file(run_dir / name, content)
-        record = RunRecord(task="exact", seed=int(cfg.seed),
-                           puzzle=component_name(cfg, "puzzle", puzzle),
-                           config=config_columns(cfg, ("puzzle", "task")),
-                           seconds=time.perf_counter() - start, extra=report.figures)
+        record = RunRecord(
+            task="exact",
+            seed=int(cfg.seed),
+            puzzle=component_name(cfg, "puzzle", puzzle),
+            config=config_columns(cfg, ("puzzle", "task")),
+            seconds=time.perf_counter() - start,
+            extra=report.figures,
+        )
         row = write_record(run_dir, record)
         print(report.text)
         return row
@@ -106,13 +113,16 @@ def write_file(path: Path, content: Any) -> None:
     if path.suffix == ".parquet":
         write_table(content, path)
     elif path.suffix == ".html":
-        write_html(*content, path)
+        title, table = content
+        write_html(title, table, path)
     else:
         write_picture(content, path)
 
 
 def write_html(title: str, table: pd.DataFrame, path: Path) -> None:
     """A table as a small standalone HTML page."""
-    page = f"<html><head><meta charset='utf-8'><title>{title}</title></head><body>" \
-           f"<h1>{title}</h1>{table.to_html(na_rep='')}</body></html>\n"
+    page = (
+        f"<html><head><meta charset='utf-8'><title>{title}</title></head><body>"
+        f"<h1>{title}</h1>{table.to_html(na_rep='')}</body></html>\n"
+    )
     atomic_write(path, lambda tmp: tmp.write_text(page))

@@ -1,4 +1,5 @@
 """Task `optimise`: a puzzle, an optimiser, a budget and a seed -> a run record."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -31,21 +32,33 @@ def run_record(cfg: DictConfig, puzzle: Puzzle, optimizer, result: Result, trace
     optimum = puzzle.known_optimum
     evals_to, secs_to = first_reach(trace, optimum)
     return RunRecord(
-        task="optimise", seed=int(cfg.seed), puzzle=component_name(cfg, "puzzle", puzzle),
-        optimizer=component_name(cfg, "optimizer", optimizer), config=config_columns(cfg),
-        best=result.best, known_optimum=optimum,
+        task="optimise",
+        seed=int(cfg.seed),
+        puzzle=component_name(cfg, "puzzle", puzzle),
+        optimizer=component_name(cfg, "optimizer", optimizer),
+        config=config_columns(cfg),
+        best=result.best,
+        known_optimum=optimum,
         success=None if optimum is None else bool(result.best <= optimum),
-        evaluations=result.evaluations, evaluation_kind=getattr(optimizer, "evaluation_kind", "fitness"),
-        seconds=result.seconds, evals_to_optimum=evals_to,
-        seconds_to_optimum=secs_to, stop_reason=result.stop_reason, threads=numba.get_num_threads(),
-        best_genome=" ".join(map(str, result.best_genome)), score_name=puzzle.score_name,
+        evaluations=result.evaluations,
+        evaluation_kind=getattr(optimizer, "evaluation_kind", "fitness"),
+        seconds=result.seconds,
+        evals_to_optimum=evals_to,
+        seconds_to_optimum=secs_to,
+        stop_reason=result.stop_reason,
+        threads=numba.get_num_threads(),
+        best_genome=" ".join(map(str, result.best_genome)),
+        score_name=puzzle.score_name,
         instance_keys=" ".join(f"puzzle.{k}" for k in puzzle.instance_keys),
-        scores=puzzle.score(result.best_genome))
+        scores=puzzle.score(result.best_genome),
+    )
 
 
 def local_search_face(puzzle: Puzzle, optimizer) -> LocalSearchFace | None:
     """The puzzle's local-search face, its kernel compiled, when the optimiser counts priced moves."""
-    if getattr(optimizer, "evaluation_kind", "fitness") != "priced move" or not hasattr(puzzle, "local_search"):
+    if getattr(optimizer, "evaluation_kind", "fitness") != "priced move" or not hasattr(
+        puzzle, "local_search"
+    ):
         return None
     face = puzzle.local_search()
     if face is not None:
@@ -61,11 +74,22 @@ class Optimise:
         optimizer = build(cfg.optimizer, "optimizer")
         budget = make_budget(cfg.budget, puzzle.known_optimum)
         puzzle.fitness(puzzle.space.identity())  # compile (or load numba's cache) outside the clock
-        with tqdm(total=budget.evaluations, disable=not cfg.progress, unit="eval", leave=False,
-                  desc=f"{optimizer.name} seed {cfg.seed}") as bar:
-            result = minimize(puzzle.fitness, puzzle.space, optimizer, budget, int(cfg.seed),
-                              on_progress=lambda obj: bar.update(obj.evaluations - bar.n),
-                              face=local_search_face(puzzle, optimizer))
+        with tqdm(
+            total=budget.evaluations,
+            disable=not cfg.progress,
+            unit="eval",
+            leave=False,
+            desc=f"{optimizer.name} seed {cfg.seed}",
+        ) as bar:
+            result = minimize(
+                puzzle.fitness,
+                puzzle.space,
+                optimizer,
+                budget,
+                int(cfg.seed),
+                on_progress=lambda obj: bar.update(obj.evaluations - bar.n),
+                face=local_search_face(puzzle, optimizer),
+            )
         trace = pd.DataFrame(result.trace, columns=list(TRACE_COLUMNS))
         record = run_record(cfg, puzzle, optimizer, result, trace)
         write_picture(puzzle.draw(puzzle.decode(result.best_genome)), run_dir / "best.png")
@@ -79,5 +103,7 @@ def summary_line(row: dict[str, Any], run_dir: Path) -> str:
     """One line for the console: what ran, what it found, what it cost, where it is."""
     optimum = row.get("known_optimum")
     best = f"best {row['best']:g}" + (f" (known optimum {optimum:g})" if optimum is not None else "")
-    return (f"{row['puzzle']} | {row['optimizer']} | seed {row['seed']}: {best} after "
-            f"{row['evaluations']:,} evaluations, {row['seconds']:.2f} s ({row['stop_reason']}) -> {run_dir}")
+    return (
+        f"{row['puzzle']} | {row['optimizer']} | seed {row['seed']}: {best} after "
+        f"{row['evaluations']:,} evaluations, {row['seconds']:.2f} s ({row['stop_reason']}) -> {run_dir}"
+    )

@@ -11,6 +11,7 @@
 An inner edge is unmatched when its two sides differ or carry the border colour 0: that rule is
 `core.unmatched_edge`, used by the compiled fitness, the scores, the pictures and the backtracker.
 """
+
 from puzzles.edge_matching.board import Layout, colour_board, inner_edges, turn_layout, turn_table
 from puzzles.edge_matching.fitness import count_unmatched
 from puzzles.edge_matching.instances import Instance, generate
@@ -18,6 +19,19 @@ from puzzles.edge_matching.piece_files import PieceList, read_piece_file, write_
 from puzzles.edge_matching.puzzle import EdgeMatching
 from puzzles.edge_matching.scores import SCORES, board_scores
 
-__all__ = ["EdgeMatching", "Layout", "Instance", "PieceList", "SCORES", "board_scores", "colour_board",
-           "count_unmatched", "generate", "inner_edges", "read_piece_file", "turn_layout", "turn_table",
-           "write_piece_file"]
+__all__ = [
+    "EdgeMatching",
+    "Layout",
+    "Instance",
+    "PieceList",
+    "SCORES",
+    "board_scores",
+    "colour_board",
+    "count_unmatched",
+    "generate",
+    "inner_edges",
+    "read_piece_file",
+    "turn_layout",
+    "turn_table",
+    "write_piece_file",
+]

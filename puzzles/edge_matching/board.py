@@ -4,6 +4,7 @@ Pieces are listed as [left, top, right, bottom] colours; colour 0 is the border.
 numbered row-major from the top-left. A piece turned r clockwise quarter turns shows on side s
 the listed side (s - r) mod 4.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -63,4 +64,5 @@ def check_hints(hints, n: int, m: int, where: str) -> None:
         if not (0 <= row < n and 0 <= col < n and 0 <= piece < m and 0 <= turns < 4):
             raise InputError(
                 f"{where}: hint {row} {col} {piece} {turns} is off the board or names no piece; "
-                f"use 0 <= row, col < {n}, 0 <= piece < {m}, 0 <= rotation < 4")
+                f"use 0 <= row, col < {n}, 0 <= piece < {m}, 0 <= rotation < 4"
+            )

@@ -42,7 +42,7 @@ class Eternity2(EdgeMatching):
     """
 
     name = "eternity2"
-    instance_keys = ()
+    instance_keys: tuple[str, ...] = ()
 
     def __init__(
         self, starter: bool = True, clues: bool = False, pieces_file: str | None = None, order: str = ORDER
@@ -53,7 +53,7 @@ class Eternity2(EdgeMatching):
             order=order,
             rotations=True,
             fix_centre=False,
-            hints=official_hints(starter, clues),
+            hints=tuple(official_hints(starter, clues)),
         )
 
 

@@ -2,6 +2,7 @@
 
 Every compiled loop here counts with `unmatched`, the one edge rule of `core.unmatched_edge`.
 """
+
 from __future__ import annotations
 
 import numba
@@ -47,8 +48,9 @@ def fitness_plan(n: int, free_cells, free_pieces, rotations: bool, preplaced_sid
     if table.max() > MAX_COLOUR:
         raise ValueError(f"colours above {MAX_COLOUR} do not fit the packed fitness")
     head = [n, len(free_cells), int(rotations), 0]
-    return np.concatenate([head, free_cells, free_pieces, pack(preplaced_sides),
-                           pack(table).ravel()]).astype(np.int64)
+    return np.concatenate([head, free_cells, free_pieces, pack(preplaced_sides), pack(table).ravel()]).astype(
+        np.int64
+    )
 
 
 @numba.njit(cache=True, nogil=True)

@@ -6,6 +6,7 @@ writes it, [left, top, right, bottom]. Colour 0 is the border; inner edges get c
 Both generators draw from a numpy Generator, so (generator, n, colours, instance seed) fixes an
 instance on any machine.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,7 +26,8 @@ def check_size(n: int, colours: int) -> None:
     if not 1 <= colours <= most:
         raise InputError(
             f"puzzle.colours={colours} cannot be held by a {n}x{n} board: it has {inner_edges(n)} inner "
-            f"edges, so use 1 <= colours <= {most}")
+            f"edges, so use 1 <= colours <= {most}"
+        )
 
 
 def _vertical_then_horizontal(n: int) -> list[tuple[int, int, int, int]]:
@@ -67,8 +69,7 @@ GENERATORS = {"seed": seed_cycles, "uniform": uniform}
 def generate(kind: str, n: int, colours: int, rng: np.random.Generator) -> np.ndarray:
     """The named generator's board, or a clear error naming the known generators."""
     if kind not in GENERATORS:
-        raise InputError(
-            f"unknown puzzle.generator {kind!r}; choose one of {sorted(GENERATORS)} or 'file'")
+        raise InputError(f"unknown puzzle.generator {kind!r}; choose one of {sorted(GENERATORS)} or 'file'")
     return GENERATORS[kind](n, colours, rng)
 
 

@@ -1,4 +1,5 @@
 """Pictures of edge-matching boards: each piece as four coloured triangles, as the seed draws them."""
+
 from __future__ import annotations
 
 import matplotlib
@@ -10,8 +11,15 @@ from puzzles.edge_matching.board import BOTTOM, LEFT, RIGHT, TOP
 from puzzles.edge_matching.scores import border_zero, unmatched_inner
 
 # Triangle corners of a unit cell (x right, y down), per side [left, top, right, bottom].
-_TRIANGLES = np.array([[(0, 0), (0.5, 0.5), (0, 1)], [(0, 0), (0.5, 0.5), (1, 0)],
-                       [(1, 0), (0.5, 0.5), (1, 1)], [(0, 1), (0.5, 0.5), (1, 1)]], dtype=float)
+_TRIANGLES = np.array(
+    [
+        [(0, 0), (0.5, 0.5), (0, 1)],
+        [(0, 0), (0.5, 0.5), (1, 0)],
+        [(1, 0), (0.5, 0.5), (1, 1)],
+        [(0, 1), (0.5, 0.5), (1, 1)],
+    ],
+    dtype=float,
+)
 _SIDES = np.array([[(0, 0), (0, 1)], [(0, 0), (1, 0)], [(1, 0), (1, 1)], [(0, 1), (1, 1)]], dtype=float)
 
 

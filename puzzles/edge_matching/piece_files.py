@@ -13,6 +13,7 @@ border. Lines starting with '#' are comments, except these headers:
 
 Pieces are returned in the seed's order [left, top, right, bottom].
 """
+
 from __future__ import annotations
 
 import re
@@ -26,10 +27,26 @@ from puzzles.edge_matching.board import MAX_COLOUR, check_hints
 
 SEED_ORDER = ("left", "top", "right", "bottom")
 _ALIASES = {
-    "left": "left", "west": "left", "w": "left", "l": "left",
-    "top": "top", "north": "top", "n": "top", "t": "top", "up": "top", "u": "top",
-    "right": "right", "east": "right", "e": "right", "r": "right",
-    "bottom": "bottom", "south": "bottom", "s": "bottom", "b": "bottom", "down": "bottom", "d": "bottom",
+    "left": "left",
+    "west": "left",
+    "w": "left",
+    "l": "left",
+    "top": "top",
+    "north": "top",
+    "n": "top",
+    "t": "top",
+    "up": "top",
+    "u": "top",
+    "right": "right",
+    "east": "right",
+    "e": "right",
+    "r": "right",
+    "bottom": "bottom",
+    "south": "bottom",
+    "s": "bottom",
+    "b": "bottom",
+    "down": "bottom",
+    "d": "bottom",
 }
 _SPLIT = re.compile(r"[\s,;]+")
 
@@ -46,11 +63,13 @@ class PieceList:
 def parse_order(text: str, where: str = "order") -> tuple[int, ...]:
     """Column positions, in the file, of [left, top, right, bottom]; a clear error if not a permutation."""
     names = [w for w in _SPLIT.split(text.strip().lower()) if w]
-    sides = [_ALIASES.get(w) for w in names]
-    if None in sides or sorted(sides) != sorted(SEED_ORDER):
+    found = [_ALIASES.get(w) for w in names]
+    sides = [side for side in found if side is not None]
+    if len(sides) < len(found) or sorted(sides) != sorted(SEED_ORDER):
         raise InputError(
             f"{where}: {text.strip()!r} is not an edge order; name the four sides once each, "
-            f"e.g. 'left top right bottom' or 'top right bottom left'")
+            f"e.g. 'left top right bottom' or 'top right bottom left'"
+        )
     return tuple(sides.index(side) for side in SEED_ORDER)
 
 
@@ -74,11 +93,12 @@ def _header(line: str) -> tuple[str, str] | None:
 
 def _side(m: int, size: int | None, where: str) -> int:
     """The board side: the stated size, or the square root of the piece count."""
-    n = size if size is not None else int(round(m ** 0.5))
+    n = size if size is not None else int(round(m**0.5))
     if m == 0 or n * n != m:
         stated = f"size {size} needs {size * size} pieces" if size else "the piece count is not a square"
-        raise InputError(f"{where}: {m} pieces do not fill a square board ({stated}); "
-                         "list n*n pieces, one per line")
+        raise InputError(
+            f"{where}: {m} pieces do not fill a square board ({stated}); list n*n pieces, one per line"
+        )
     return n
 
 
@@ -86,8 +106,13 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
     """Read a piece file; `order` (e.g. 'top right bottom left') overrides the file's order header."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"piece file {str(path)!r} not found; give puzzle.pieces_file a path to a piece list")
-    rows, hints, size, stated = [], [], None, None
+        raise InputError(
+            f"piece file {str(path)!r} not found; give puzzle.pieces_file a path to a piece list"
+        )
+    rows: list[list[int]] = []
+    hints: list[tuple[int, int, int, int]] = []
+    size: int | None = None
+    stated: tuple[str, str] | None = None
     for k, line in enumerate(path.read_text().splitlines(), start=1):
         where = f"{path.name} line {k}"
         head = _header(line)
@@ -96,18 +121,25 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
         elif head and head[0] == "size":
             size = _ints(head[1], 1, where, "the board side n")[0]
         elif head:
-            hints.append(tuple(_ints(head[1], 4, where, "row col piece rotation")))
+            row, col, piece, rotation = _ints(head[1], 4, where, "row col piece rotation")
+            hints.append((row, col, piece, rotation))
         elif line.strip() and not line.lstrip().startswith("#"):
             rows.append(_ints(line, 4, where, "four colours of one piece"))
-    if order is None and stated is None:
+    if order is not None:
+        columns = parse_order(order, "order option")
+    elif stated is not None:
+        columns = parse_order(*stated)
+    else:
         raise InputError(
             f"{path.name}: the edge order is not stated; add a line '# order: left top right bottom' "
-            "(or the file's order) or pass the order option")
-    columns = parse_order(order, "order option") if order is not None else parse_order(*stated)
+            "(or the file's order) or pass the order option"
+        )
     sides = np.array(rows, dtype=np.int64).reshape(-1, 4)[:, list(columns)]
-    if len(sides) and not (0 <= sides.min() and sides.max() <= MAX_COLOUR):
-        raise InputError(f"{path.name}: colours must be 0 (the border) to {MAX_COLOUR}, "
-                         f"found {sides.min()} .. {sides.max()}")
+    if len(sides) and not (sides.min() >= 0 and sides.max() <= MAX_COLOUR):
+        raise InputError(
+            f"{path.name}: colours must be 0 (the border) to {MAX_COLOUR}, "
+            f"found {sides.min()} .. {sides.max()}"
+        )
     n = _side(len(sides), size, path.name)
     check_hints(hints, n, len(sides), path.name)
     return PieceList(sides, n, tuple(hints))
@@ -118,8 +150,11 @@ def write_piece_file(path: str | Path, pieces: PieceList, order: str = "left top
     columns = parse_order(order, "order option")
     file_cols = np.empty(4, dtype=np.int64)
     file_cols[list(columns)] = np.arange(4)  # file column j holds seed side file_cols[j]
-    lines = ["# puzzlelab edge-matching pieces (colour 0 = border)",
-             f"# order: {order}", f"# size: {pieces.n}"]
+    lines = [
+        "# puzzlelab edge-matching pieces (colour 0 = border)",
+        f"# order: {order}",
+        f"# size: {pieces.n}",
+    ]
     lines += [f"# hint: {r} {c} {p} {rot}" for r, c, p, rot in pieces.hints]
     lines += [" ".join(str(int(v)) for v in piece[file_cols]) for piece in pieces.sides]
     Path(path).write_text("\n".join(lines) + "\n")

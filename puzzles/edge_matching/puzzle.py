@@ -21,6 +21,7 @@ Two scores, never mixed up:
     edges, an edge matching when both sides carry the same colour other than 0.
 The fitness optimisers minimise is the number of unmatched inner edges (0 for a perfect board).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,18 +37,25 @@ def _preplaced_rows(hints, instance: Instance, fix_centre: bool) -> list[tuple[i
     """(cell, piece, turns) of every pre-placed piece: the centre, config hints, file hints."""
     n, known = instance.n, instance.solution
     if any(len(h) not in (2, 4) for h in hints) or any(not (0 <= h[0] < n and 0 <= h[1] < n) for h in hints):
-        raise InputError(f"puzzle.hints: each hint is [row, col] or [row, col, piece, turns] "
-                         f"with 0 <= row, col < {n}; got {[list(h) for h in hints]}")
+        raise InputError(
+            f"puzzle.hints: each hint is [row, col] or [row, col, piece, turns] "
+            f"with 0 <= row, col < {n}; got {[list(h) for h in hints]}"
+        )
     spots = [(n // 2, n // 2)] if fix_centre else []
     spots += [tuple(h) for h in hints if len(h) == 2]
     if spots and known is None:
         raise InputError(
             "puzzle.fix_centre and [row, col] hints take pieces from a known solution, which a piece "
             "file does not have; set puzzle.fix_centre=false and give [row, col, piece, turns] hints "
-            "(or '# hint:' lines in the file)")
+            "(or '# hint:' lines in the file)"
+        )
     explicit = [tuple(h) for h in hints if len(h) == 4]
     check_hints(explicit, n, len(instance.sides), "puzzle.hints")
-    rows = [(r * n + c, int(known.piece[r * n + c]), int(known.rotation[r * n + c])) for r, c in spots]
+    rows = (  # spots need a known solution (checked above), so without one there are none
+        [(r * n + c, int(known.piece[r * n + c]), int(known.rotation[r * n + c])) for r, c in spots]
+        if known is not None
+        else []
+    )
     return rows + [(r * n + c, p, t) for r, c, p, t in explicit + list(instance.file_hints)]
 
 
@@ -57,8 +65,10 @@ def _check_preplaced(rows: np.ndarray, rotations: bool) -> None:
     if len(np.unique(cells)) < len(cells) or len(np.unique(pieces)) < len(pieces):
         raise InputError("puzzle.hints: two hints share a cell or a piece; give each hint its own")
     if not rotations and rows[:, 2].any():
-        raise InputError("puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
-                         "use turns 0 or puzzle.rotations=true")
+        raise InputError(
+            "puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
+            "use turns 0 or puzzle.rotations=true"
+        )
 
 
 class EdgeMatching:
@@ -86,11 +96,20 @@ class EdgeMatching:
 
     name = "edge_matching"
     score_name = "unmatched edges"
-    instance_keys = ("instance_seed",)
+    instance_keys: tuple[str, ...] = ("instance_seed",)
 
-    def __init__(self, n: int = 13, colours: int = 20, generator: str = "seed", instance_seed: int = 0,
-                 rotations: bool = False, fix_centre: bool = True, hints: list[list[int]] = (),
-                 pieces_file: str | None = None, order: str | None = None):
+    def __init__(
+        self,
+        n: int = 13,
+        colours: int = 20,
+        generator: str = "seed",
+        instance_seed: int = 0,
+        rotations: bool = False,
+        fix_centre: bool = True,
+        hints: tuple[list[int], ...] = (),
+        pieces_file: str | None = None,
+        order: str | None = None,
+    ):
         if generator == "file":
             if not pieces_file:
                 raise InputError("puzzle.generator=file needs puzzle.pieces_file=<path to a piece list>")
@@ -99,11 +118,15 @@ class EdgeMatching:
             self.instance = generated_instance(generator, n, colours, instance_seed, rotations)
         n = self.n = self.instance.n
         if fix_centre and n % 2 == 0:
-            raise InputError(f"puzzle.fix_centre needs an odd n (a board with a centre cell), got n={n}; "
-                             "use an odd n or puzzle.fix_centre=false")
+            raise InputError(
+                f"puzzle.fix_centre needs an odd n (a board with a centre cell), got n={n}; "
+                "use an odd n or puzzle.fix_centre=false"
+            )
         self.sides, self.rotations, self.instance_seed = self.instance.sides, rotations, instance_seed
         self.colours = colours if generator != "file" else self.colour_count()
-        self.preplaced = np.array(_preplaced_rows(hints, self.instance, fix_centre), dtype=np.int64).reshape(-1, 3)
+        self.preplaced = np.array(_preplaced_rows(hints, self.instance, fix_centre), dtype=np.int64).reshape(
+            -1, 3
+        )
         _check_preplaced(self.preplaced, rotations)
         self._tables()
 
@@ -120,9 +143,16 @@ class EdgeMatching:
             inst = face.build_instance(self.sides, self.n, self.n, fixed=fixed)
         except InputError:
             return None
-        return LocalSearchFace(face.propose, face.delta, face.apply, face.fitness, inst,
-                               start=lambda rng: face.random_state(inst, rng), genome=self.genome_of_state,
-                               repair=vlns_descent)
+        return LocalSearchFace(
+            face.propose,
+            face.delta,
+            face.apply,
+            face.fitness,
+            inst,
+            start=lambda rng: face.random_state(inst, rng),
+            genome=self.genome_of_state,
+            repair=vlns_descent,
+        )
 
     def genome_of_state(self, state: np.ndarray) -> np.ndarray:
         """The genome of a local-search state's board (its first n*n entries: piece * 4 + turns)."""
@@ -144,16 +174,24 @@ class EdgeMatching:
         self.base_piece[cells], self.base_rot[cells] = pieces, self.preplaced[:, 2]
         self.table = turn_table(self.sides, self.rotations)
         every_turn = turn_table(self.sides)
-        self.plan = fitness_plan(self.n, self.free_cells, self.free_pieces, self.rotations,
-                                 every_turn[self.base_piece, self.base_rot], every_turn)
+        self.plan = fitness_plan(
+            self.n,
+            self.free_cells,
+            self.free_pieces,
+            self.rotations,
+            every_turn[self.base_piece, self.base_rot],
+            every_turn,
+        )
         f = len(self.free_cells)
         self.space = PermutationSpace(f, (4,) * f if self.rotations else ())
 
     def _keeps_preplaced(self, layout: Layout) -> bool:
         """Does the board hold every pre-placed piece in its cell and turn?"""
         cells = self.preplaced[:, 0]
-        return bool(np.array_equal(layout.piece[cells], self.preplaced[:, 1])
-                    and np.array_equal(layout.rotation[cells], self.preplaced[:, 2]))
+        return bool(
+            np.array_equal(layout.piece[cells], self.preplaced[:, 1])
+            and np.array_equal(layout.rotation[cells], self.preplaced[:, 2])
+        )
 
     @property
     def known_optimum(self) -> float | None:
@@ -169,8 +207,10 @@ class EdgeMatching:
         """The board a genome describes."""
         genome = np.asarray(genome, dtype=np.int64)
         if not self.space.contains(genome):
-            raise InputError(f"not a genome of this puzzle: need {self.space.genome_length} "
-                             f"integers, a permutation of 0..{self.space.n - 1} (then turns 0..3)")
+            raise InputError(
+                f"not a genome of this puzzle: need {self.space.genome_length} "
+                f"integers, a permutation of 0..{self.space.n - 1} (then turns 0..3)"
+            )
         order, turns = self.space.split(genome)
         piece, rot = self.base_piece.copy(), self.base_rot.copy()
         piece[self.free_cells] = self.free_pieces[order]
@@ -227,7 +267,10 @@ class EdgeMatching:
     def draw(self, layout: Layout, ax=None):
         """Each piece as four coloured triangles, as in the seed; unmatched edges marked in red."""
         from puzzles.edge_matching.pictures import draw_board
+
         s = self.score_layout(layout)
-        title = (f"match rate {100 * s['match_rate']:.1f}% (seed's accuracy, sides)\n"
-                 f"edge score {s['matched_edges']}/{inner_edges(self.n)} inner edges; red: unmatched")
+        title = (
+            f"match rate {100 * s['match_rate']:.1f}% (seed's accuracy, sides)\n"
+            f"edge score {s['matched_edges']}/{inner_edges(self.n)} inner edges; red: unmatched"
+        )
         return draw_board(colour_board(layout, self.table), ax=ax, title=title)

@@ -2,6 +2,7 @@
 
 Inner edges fail by the one rule `core.unmatched_edge`, applied here to whole rows of edges.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,7 +42,10 @@ def board_scores(board: np.ndarray) -> dict[str, float]:
     equal = sum(int((a == b).sum()) for a, b in facing_sides(board))
     unmatched = sum(int(bad.sum()) for bad in unmatched_inner(board))
     border = sum(int(ok.sum()) for ok in border_zero(board))
-    return {"match_rate": (border + 2 * equal) / (4 * n * n),
-            "edge_score": (inner_edges(n) - unmatched) / inner_edges(n),
-            "matched_edges": inner_edges(n) - unmatched,
-            "unmatched_edges": unmatched, "border_sides_ok": border}
+    return {
+        "match_rate": (border + 2 * equal) / (4 * n * n),
+        "edge_score": (inner_edges(n) - unmatched) / inner_edges(n),
+        "matched_edges": inner_edges(n) - unmatched,
+        "unmatched_edges": unmatched,
+        "border_sides_ok": border,
+    }
