@@ -8,6 +8,7 @@ from hydra.core.global_hydra import GlobalHydra
 
 from experiments.run import setup
 from experiments.schema import CONFIG_DIR
+from puzzles.calendar import Calendar
 
 
 @pytest.fixture(scope="session")
@@ -21,3 +22,15 @@ def compose_config():
             return compose("config", overrides=list(overrides))
 
     return composed
+
+
+@pytest.fixture(scope="session")
+def classic():
+    """The classic calendar board (seed 000), built once for every test that needs it."""
+    return Calendar("classic")
+
+
+@pytest.fixture(scope="session")
+def weekday():
+    """The weekday calendar board (seed 004), built once for every test that needs it."""
+    return Calendar("weekday")

@@ -14,16 +14,6 @@ from tests.exact_solve import solve
 from tests.packing_check import check_packing
 
 
-@pytest.fixture(scope="module")
-def classic():
-    return Calendar("classic")
-
-
-@pytest.fixture(scope="module")
-def weekday():
-    return Calendar("weekday")
-
-
 def test_classic_board_is_the_seeds_area_mask(classic):
     """Seed 000's AREA: months in rows 0-1, columns 0-5; days 1-31 from row 2, seven a row."""
     cells = {tuple(c) for c in classic.packing.board.cells}

@@ -18,20 +18,10 @@ import pytest
 
 from experiments.tasks.exact import Exact
 from heuristics import exact_backends
-from puzzles.calendar import Calendar, Day, parse_date, year_days
+from puzzles.calendar import Day, parse_date, year_days
 from tests import calendar_oracle as oracle
 
 pytest.importorskip("exact_cover", reason="the 'exact' extra is not installed")
-
-
-@pytest.fixture(scope="module")
-def classic():
-    return Calendar("classic")
-
-
-@pytest.fixture(scope="module")
-def weekday():
-    return Calendar("weekday")
 
 
 def test_oracle_boards_and_pieces_are_the_seeds():
