@@ -1,4 +1,5 @@
-"""Hydra callbacks: at the end of a multirun, gather the sweep into one table and plots."""
+"""Hydra callbacks: at the end of a multirun, gather the sweep into one table and plots (and, after a
+tuning sweep, write the best settings as an optimizer YAML)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,10 @@ class ReportCallback(Callback):
         if sweep_dir.is_dir():
             out = report([sweep_dir])
             print(f"sweep report -> {out}")
+        if config.get("task", {}).get("_target_", "").endswith(".Tune"):
+            from experiments.tasks.tune import write_tuned
+
+            base = config.hydra.runtime.choices.get("optimizer")
+            tuned = write_tuned(sweep_dir, base, config.task)
+            if tuned:
+                print(f"tuned settings -> {tuned} (trials: {sweep_dir / 'trials.csv'})")

@@ -1,16 +1,18 @@
 """Check the command line's overrides before Hydra runs them, so that a mistake ends in one line that
 says what is wrong and what to type instead (Hydra's own messages span several lines and name
 generated classes). Sweeps are checked value by value for group choices, and composed once with the
-first value of each swept setting.
+first value of each swept setting. Config directories a user adds with
+`hydra.searchpath=[file://DIR]` (their own puzzles and optimisers) count as the project's own.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.core.override_parser.types import Override
+from hydra.core.override_parser.types import IntervalSweep, Override
 from hydra.errors import ConfigCompositionException, MissingConfigException
 from omegaconf import OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ValidationError
@@ -21,42 +23,81 @@ from experiments.schema import CONFIG_DIR
 KINDS = {"Integer": "a whole number", "Float": "a number", "Boolean": "true or false", "String": "text"}
 
 
-def options(group: str) -> list[str]:
-    """The configs a group offers (the YAML files in configs/<group>/)."""
-    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
+FLAGS_WITH_VALUE = {"--cfg", "-c", "--package", "-p", "--config-path", "-cp", "--config-name"}
+FLAGS_WITH_VALUE |= {"-cn", "--config-dir", "-cd", "--experimental-rerun"}
+
+
+def parse(argv: list[str]) -> list[Override]:
+    """The command line's overrides: Hydra's flags (-m, --cfg job, ...) and their values left out."""
+    kept = [
+        a
+        for i, a in enumerate(argv)
+        if not a.startswith("-") and (i == 0 or argv[i - 1] not in FLAGS_WITH_VALUE)
+    ]
+    return OverridesParser.create().parse_overrides(kept)
+
+
+def search_dirs(argv: list[str]) -> list[Path]:
+    """The config directories added with hydra.searchpath=[file://DIR, ...]: a user's own components."""
+    found = []
+    for o in parse(argv):
+        if o.key_or_group == "hydra.searchpath" and not o.is_delete():
+            paths = o.value()
+            for path in paths if isinstance(paths, list) else [paths]:
+                if str(path).startswith("file://"):
+                    found.append(Path(str(path).removeprefix("file://")))
+    return found
+
+
+def options(group: str, dirs: tuple[Path, ...] = ()) -> list[str]:
+    """The configs a group offers: the YAML files in configs/<group>/ and in the user's directories."""
+    return sorted({p.stem for d in (CONFIG_DIR, *dirs) for p in (d / group).glob("*.yaml")})
 
 
 def values(override: Override) -> list[str]:
     """Every value an override names (several for a sweep such as optimizer=ga,sa)."""
+    interval = override.value()
+    if isinstance(interval, IntervalSweep):  # interval(a, b), which Optuna samples from: a stands for it
+        return [str(interval.start)]
     if override.is_sweep_override():
         return list(override.sweep_string_iterator())
     return [override.get_value_element_as_str()]
 
 
-def check_choices(overrides: list[Override]) -> None:
+def check_choices(overrides: list[Override], dirs: tuple[Path, ...] = ()) -> None:
     """Each value given to a config group (optimizer=..., +experiment=...) names one of its files."""
     for o in overrides:
         group = o.key_or_group
         if (CONFIG_DIR / group).is_dir() and not (o.is_delete() or o.is_hydra_override()):
-            unknown = [v for v in values(o) if v not in options(group)]
+            unknown = [v for v in values(o) if v not in options(group, dirs)]
             if unknown:
                 raise InputError(
-                    f"unknown {group} {unknown[0]!r}; choose one of: {', '.join(options(group))}"
+                    f"unknown {group} {unknown[0]!r}; choose one of: {', '.join(options(group, dirs))}"
                 )
 
 
 def first_of_each(overrides: list[Override]) -> list[str]:
-    """The overrides with each sweep cut to its first value, Hydra's own settings left out."""
+    """The overrides with each sweep cut to its first value, Hydra's own settings left out (but the
+    search path, where a user's own configs are)."""
     return [
-        f"{o.get_key_element()}={values(o)[0]}" if not o.is_delete() else o.get_key_element()
+        str(o.input_line)
+        if o.key_or_group == "hydra.searchpath"
+        else f"{o.get_key_element()}={values(o)[0]}"
+        if not o.is_delete()
+        else o.get_key_element()
         for o in overrides
-        if not o.is_hydra_override()
+        if not o.is_hydra_override() or o.key_or_group == "hydra.searchpath"
     ]
 
 
 def settings_of(path: str, overrides: list[str]) -> str:
     """The settings a config node takes, for the error that names an unknown one."""
-    choices = [o for o in overrides if "=" in o and (CONFIG_DIR / o.split("=")[0].lstrip("+")).is_dir()]
+    choices = [
+        o
+        for o in overrides
+        if "=" in o
+        and ((CONFIG_DIR / o.split("=")[0].lstrip("+")).is_dir() or o.startswith("hydra.searchpath"))
+    ]
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("config", overrides=choices)
     node = OmegaConf.select(cfg, path) if path else cfg
@@ -84,8 +125,8 @@ def one_line(err: Exception, overrides: list[str]) -> str:
 
 def check(argv: list[str]) -> None:
     """Raise InputError (one line) if the command line's overrides do not compose."""
-    parsed = OverridesParser.create().parse_overrides([a for a in argv if not a.startswith("-")])
-    check_choices(parsed)
+    parsed = parse(argv)
+    check_choices(parsed, tuple(search_dirs(argv)))
     overrides = first_of_each(parsed)
     try:
         with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):

@@ -130,6 +130,12 @@ def is_complete(run_dir: Path) -> bool:
     return (Path(run_dir) / RUN).is_file()
 
 
+def read_row(run_dir: Path) -> dict[str, Any]:
+    """A finished run's row, as `write_record` returned it."""
+    row: dict[str, Any] = pd.read_parquet(Path(run_dir) / RUN).iloc[0].to_dict()
+    return row
+
+
 def flatten(prefix: str, params: dict[str, Any]) -> dict[str, Any]:
     """{'width': 6} -> {'puzzle.width': 6}, with nested values written as strings."""
     return {

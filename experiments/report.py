@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments import plots
+from experiments import iohprofiler, plots
 from experiments.gather import gather_runs, gather_traces, group_keys
 from experiments.records import atomic_write, write_picture, write_table
 from experiments.run import setup
@@ -147,6 +147,7 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
         pictures["heatmap.png"] = plots.heatmaps(ok, *axes, ylabel=what)
     for name, fig in pictures.items():
         write_picture(fig, out / name)
+    iohprofiler.export(ok, ok_traces, out / iohprofiler.FOLDER, instance_columns(ok, keys))
     text = markdown(summary, tests, list(pictures), failed)
     atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
     if not quiet:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from omegaconf.errors import OmegaConfBaseException
 from core import InputError
 from experiments import overrides
 from experiments.build import build
-from experiments.records import RunRecord, is_complete, write_config, write_record
+from experiments.records import RunRecord, is_complete, read_row, write_config, write_record
 from experiments.schema import register
 
 GROUPS = ("puzzle", "optimizer", "task")
@@ -33,11 +34,14 @@ def run_subdir(varying: str, seed: int) -> str:
     return f"{varying}/seed={seed}" if varying else f"seed={seed}"
 
 
-def setup() -> None:
-    """What the app needs before Hydra composes a config: the schemas, the resolvers, and pictures
-    drawn to files (never to a screen, which workers and clusters do not have)."""
+def setup(config_dirs: Sequence[Path] = ()) -> None:
+    """What the app needs before Hydra composes a config: the schemas (also of the components in a
+    user's own config directories), the resolvers, and pictures drawn to files (never to a screen,
+    which workers and clusters do not have)."""
     matplotlib.use("Agg")
     register()
+    for config_dir in config_dirs:
+        register(config_dir)
     OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
 
 
@@ -75,9 +79,6 @@ def run_task(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
 
 def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
     """Run the configured task in `run_dir`, with one-line errors and failures recorded."""
-    if multirun and is_complete(run_dir):
-        print(f"skip (already complete): {run_dir}")
-        return None
     write_config(cfg, run_dir)
     try:
         return run_task(cfg, run_dir)
@@ -95,27 +96,36 @@ def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
     return None
 
 
+def objective(row: dict[str, Any] | None) -> float | None:
+    """What a run returns to a sweeper that minimises (hydra/sweeper=optuna): its best score, or a
+    tuning trial's statistic over its runs; None for a failed run or one without a score."""
+    value = None if row is None else row.get("objective", row.get("best"))
+    return None if value is None or value != value else float(value)
+
+
 @hydra.main(version_base="1.3", config_path="../configs", config_name="config")
-def app(cfg: DictConfig) -> None:
+def app(cfg: DictConfig) -> float | None:
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN
+    run_dir = Path(hc.runtime.output_dir)
+    if multirun and is_complete(run_dir):
+        print(f"skip (already complete): {run_dir}")
+        return objective(read_row(run_dir))
     if multirun:
         cfg.progress = False
     note_choices(cfg)
-    run_dir = Path(hc.runtime.output_dir)
     row = execute(cfg, run_dir, multirun)
     if row is not None:
         from experiments.tasks.optimise import summary_line
 
-        print(
-            summary_line(row, run_dir) if "best" in row and row["best"] is not None else f"done -> {run_dir}"
-        )
+        print(summary_line(row, run_dir) if row.get("best") is not None else f"done -> {run_dir}")
+    return objective(row)
 
 
 def main() -> None:
     """Entry point: set up, check the command line in one line per mistake, then let Hydra run it."""
-    setup()
     try:
+        setup(overrides.search_dirs(sys.argv[1:]))
         overrides.check(sys.argv[1:])
     except InputError as err:
         sys.exit(f"error: {err}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from hydra.utils import get_object
@@ -46,11 +47,26 @@ def component_targets(config_dir: Path = CONFIG_DIR) -> dict[tuple[str, str], st
     return found
 
 
+def component(target: str, config_dir: Path) -> type:
+    """The class a config names; a one-line error when it does not import (a user's module not on the path)."""
+    try:
+        found: type = get_object(target)
+    except Exception as err:
+        raise InputError(
+            f"cannot import {target} (named in {config_dir}): {err}; run from the folder that holds its "
+            "module, or add that folder to PYTHONPATH"
+        ) from None
+    return found
+
+
 def register(config_dir: Path = CONFIG_DIR) -> None:
-    """Store every component's generated schema under schema/<group>/<name>, and the budget's."""
+    """Store every component's generated schema under schema/<group>/<name>, and the budget's.
+
+    Called again for each directory a user adds to Hydra's search path, so their own components get
+    schemas (and checked settings) exactly as the project's do.
+    """
     store = ConfigStore.instance()
     for (group, name), target in component_targets(config_dir).items():
-        store.store(
-            group=f"schema/{group}", name=name, node=builds(get_object(target), populate_full_signature=True)
-        )
+        schema: Any = builds(component(target, config_dir), populate_full_signature=True)
+        store.store(group=f"schema/{group}", name=name, node=schema)
     store.store(group="schema/budget", name="budget", node=BudgetConf)

@@ -1,0 +1,80 @@
+"""`python -m experiments.query "SQL"`: one SQL query over every run record under results/.
+
+DuckDB reads the run records' Parquet files in place (no server, no import step) as two views:
+`runs` (every `run.parquet`: one row per run, every config setting a column, `run_dir` added) and
+`traces` (every `trace.parquet`: evaluations, seconds, best, with the `run_dir` it came from), so
+runs of every sweep, ad-hoc run and tuning trial answer one query. Columns named with a dot are
+quoted: `"optimizer.t_start"`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from core import InputError
+from experiments.records import RUN, TRACE, write_table
+
+ROOT = Path("results")
+
+
+def view(con: duckdb.DuckDBPyConnection, name: str, root: Path, file: str) -> None:
+    """A view over every `file` under `root`, each row tagged with its run directory."""
+    pattern = str(root.resolve() / "**" / file).replace("'", "''")
+    con.execute(
+        f"CREATE VIEW {name} AS SELECT * EXCLUDE (filename), "
+        f"regexp_replace(filename, '/{file}$', '') AS run_dir "
+        f"FROM read_parquet('{pattern}', union_by_name = true, filename = true)"
+    )
+
+
+def connect(root: Path = ROOT) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the views `runs` and `traces` over the records under `root`."""
+    if not any(Path(root).rglob(RUN)):
+        raise InputError(f"no run records ({RUN}) under {root}; run something first, or give --root")
+    con = duckdb.connect()
+    view(con, "runs", Path(root), RUN)
+    if any(Path(root).rglob(TRACE)):
+        view(con, "traces", Path(root), TRACE)
+    return con
+
+
+def query(sql: str, root: Path = ROOT) -> pd.DataFrame:
+    """The query's result as a DataFrame; a mistake in the SQL is one InputError line."""
+    con = connect(root)
+    try:
+        return con.execute(sql).df()
+    except duckdb.Error as err:
+        first = str(err).strip().splitlines()[0]
+        raise InputError(
+            f"the query failed: {first} (columns: python -m experiments.query --columns)"
+        ) from None
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="One SQL query (DuckDB) over every run record.")
+    parser.add_argument("sql", nargs="?", help='e.g. "SELECT optimizer, min(best) FROM runs GROUP BY ALL"')
+    parser.add_argument("--root", type=Path, default=ROOT, help="where to look for run records (results/)")
+    parser.add_argument("--out", type=Path, help="also write the result as a table (.parquet and .csv)")
+    parser.add_argument("--columns", action="store_true", help="list the columns of the runs view")
+    args = parser.parse_args(argv)
+    if args.columns:
+        args.sql = "SELECT column_name, column_type FROM (DESCRIBE runs)"
+    if not args.sql:
+        parser.error("give a query, or --columns")
+    try:
+        result = query(args.sql, args.root)
+    except InputError as err:
+        sys.exit(f"error: {err}")
+    with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 200):
+        print(result.to_string(index=False))
+    if args.out:
+        write_table(result, args.out.with_suffix(".parquet"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""Task `tune`: one tuning trial, the optimiser's settings scored over several instances and seeds.
+
+Hydra's Optuna sweeper (`hydra/sweeper=optuna`) proposes settings and launches one job per trial;
+the job returns one number to minimise. Here that job runs the optimiser on every (instance, seed)
+pair, each an ordinary run record in `<trial dir>/<instance key>=<i>/seed=<s>/` (so resume, report,
+reproduce and query work on tuning runs as on any other), and returns a statistic of their bests:
+the median (or mean), or the ERT to the puzzle's known optimum. A finished run is read back, not run
+again, so a re-run into the same sweep directory resumes. At the end of the sweep
+(experiments/callbacks.py) `write_tuned` turns Optuna's best trial into an optimizer YAML.
+
+    python -m experiments.run +experiment=tune_sa_eternity2_like
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from omegaconf import DictConfig, OmegaConf
+
+from core import InputError
+from experiments.build import config_columns
+from experiments.records import atomic_write, is_complete, read_row, write_config, write_table
+from experiments.stats import ert
+from experiments.tasks.optimise import Optimise
+
+TRIAL, TRIALS = "trial.parquet", "trials.parquet"
+STATISTICS = ("median", "mean", "ert")
+
+
+def score(rows: list[dict[str, Any]], statistic: str) -> float:
+    """The trial's objective over its runs: median or mean best, or ERT (inf when no run succeeds)."""
+    if any(row.get("status") != "ok" for row in rows):
+        raise InputError("a run of this trial failed; see its run.csv")
+    bests = [float(row["best"]) for row in rows]
+    if statistic == "median":
+        return float(statistics.median(bests))
+    if statistic == "mean":
+        return float(np.mean(bests))
+    if any(row.get("success") is None for row in rows):
+        raise InputError("task.statistic=ert needs a puzzle with a known optimum; use median or mean")
+    success = np.array([bool(row["success"]) for row in rows])
+    used = [row["evals_to_optimum"] if ok else row["evaluations"] for row, ok in zip(rows, success)]
+    return ert(np.array(used, dtype=float), success)
+
+
+class Tune:
+    """Run the configured optimiser on every instance and seed; the trial's objective is `statistic`.
+
+    Args:
+        instances: values of `puzzle.<instance_key>` to run on (None: the configured puzzle only).
+        seeds: run seeds, each on every instance.
+        instance_key: the puzzle setting that picks an instance.
+        statistic: "median" or "mean" of the final bests, or "ert" (evaluations to the known optimum).
+    """
+
+    def __init__(
+        self,
+        instances: list[int] | None = None,
+        seeds: tuple[int, ...] = (0,),
+        instance_key: str = "instance_seed",
+        statistic: str = "median",
+    ):
+        if statistic not in STATISTICS:
+            raise InputError(f"task.statistic must be one of {', '.join(STATISTICS)}, got {statistic!r}")
+        if not seeds:
+            raise InputError("task.seeds is empty: give at least one run seed, e.g. task.seeds=[0,1]")
+        self.instances, self.seeds = instances, list(seeds)
+        self.instance_key, self.statistic = instance_key, statistic
+
+    def runs(self, cfg: DictConfig, run_dir: Path) -> list[tuple[DictConfig, Path]]:
+        """Each inner run's config (the optimise task, one instance, one seed) and directory."""
+        out = []
+        for instance in [None] if self.instances is None else self.instances:
+            for seed in self.seeds:
+                inner = DictConfig(OmegaConf.to_container(cfg, resolve=True))
+                inner.task = {"_target_": f"{Optimise.__module__}.Optimise"}
+                inner.choices.task, inner.seed = "optimise", seed
+                where = run_dir / f"seed={seed}"
+                if instance is not None:
+                    if self.instance_key not in inner.puzzle:
+                        raise InputError(
+                            f"the puzzle has no setting {self.instance_key!r} (task.instance_key)"
+                        )
+                    inner.puzzle[self.instance_key] = instance
+                    where = run_dir / f"{self.instance_key}={instance}" / f"seed={seed}"
+                out.append((inner, where))
+        return out
+
+    def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
+        rows = []
+        for inner, where in self.runs(cfg, run_dir):
+            if not is_complete(where):
+                write_config(inner, where)
+                Optimise()(inner, where)
+            rows.append(read_row(where))
+        value = score(rows, self.statistic)
+        trial = {
+            "optimizer": rows[0]["optimizer"],
+            **config_columns(cfg, ("optimizer", "budget")),
+            "statistic": self.statistic,
+            "objective": value,
+            "runs": len(rows),
+            "median_best": float(statistics.median(float(r["best"]) for r in rows)),
+        }
+        write_table(pd.DataFrame([trial]), run_dir / TRIAL)
+        print(f"trial {run_dir}: {self.statistic} over {len(rows)} runs = {value:g}")
+        return trial
+
+
+def write_tuned(sweep_dir: Path, base: str, task: DictConfig) -> Path | None:
+    """After an Optuna sweep: every trial in `trials.csv`, and the best settings as an optimizer YAML
+    (`configs/optimizer/<base>_tuned.yaml` in the sweep directory), ready to use."""
+    results = sweep_dir / "optimization_results.yaml"
+    trials = [pd.read_parquet(p).assign(trial_dir=str(p.parent)) for p in sorted(sweep_dir.rglob(TRIAL))]
+    if not results.is_file() or not trials:
+        return None
+    table = pd.concat(trials, ignore_index=True).sort_values("objective", kind="stable")
+    write_table(table, sweep_dir / TRIALS)
+    found = OmegaConf.load(results)
+    settings = {
+        k.removeprefix("optimizer."): v for k, v in found.best_params.items() if k.startswith("optimizer.")
+    }
+    over = (
+        f"puzzle.{task.instance_key} in {list(task.instances)}, " if task.get("instances") is not None else ""
+    )
+    header = [
+        f"# {base} tuned by Optuna (hydra-optuna-sweeper), best of {len(table)} trials in {sweep_dir}:",
+        f"# {task.statistic} best over {over}seeds {list(task.seeds)} = {found.best_value:g}.",
+        f"# Use it: copy this file to configs/optimizer/ and run optimizer={base}_tuned, or add",
+        f"# hydra.searchpath=[file://{(sweep_dir / 'configs').resolve()}] optimizer={base}_tuned.",
+    ]
+    body = OmegaConf.to_yaml(OmegaConf.create({"defaults": [base, "_self_"], **settings}))
+    path = sweep_dir / "configs" / "optimizer" / f"{base}_tuned.yaml"
+    atomic_write(path, lambda tmp: tmp.write_text("\n".join(header) + "\n" + body))
+    return path
