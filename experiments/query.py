@@ -24,7 +24,7 @@ ROOT = Path("results")
 
 def view(con: duckdb.DuckDBPyConnection, name: str, root: Path, file: str) -> None:
     """A view over every `file` under `root`, each row tagged with its run directory."""
-    pattern = str(root.resolve() / "**" / file).replace("'", "''")
+    pattern = str(root / "**" / file).replace("'", "''")
     con.execute(
         f"CREATE VIEW {name} AS SELECT * EXCLUDE (filename), "
         f"regexp_replace(filename, '/{file}$', '') AS run_dir "

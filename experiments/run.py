@@ -34,11 +34,12 @@ def run_subdir(varying: str, seed: int) -> str:
     return f"{varying}/seed={seed}" if varying else f"seed={seed}"
 
 
-def setup(config_dirs: Sequence[Path] = ()) -> None:
+def setup(config_dirs: Sequence[Path] = (), headless: bool = True) -> None:
     """What the app needs before Hydra composes a config: the schemas (also of the components in a
     user's own config directories), the resolvers, and pictures drawn to files (never to a screen,
-    which workers and clusters do not have)."""
-    matplotlib.use("Agg")
+    which workers and clusters do not have; a notebook keeps its own backend: headless=False)."""
+    if headless:
+        matplotlib.use("Agg")
     register()
     for config_dir in config_dirs:
         register(config_dir)
