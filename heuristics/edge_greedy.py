@@ -305,6 +305,11 @@ class BoardBuilder:
                 f"optimizer={self.name} solves edge-matching puzzles only "
                 "(puzzle=edge_matching or puzzle=eternity)"
             )
+        if puzzle.m != puzzle.n:
+            raise InputError(
+                f"optimizer={self.name} builds square boards only, this one is {puzzle.n} x {puzzle.m}; "
+                "use a compiled optimizer (optimizer=sa_compiled) for rectangular boards"
+            )
         return puzzle
 
     def run(self, objective, rng) -> None:

@@ -77,7 +77,7 @@ def test_plot_has_faithful_and_corrected_side_by_side():
         (
             ["puzzle=edge_matching", "puzzle.n=6"],
             (
-                "error: puzzle.fix_centre needs an odd n (a board with a centre cell), got n=6; "
+                "error: puzzle.fix_centre needs odd sides (a board with a centre cell), got 6 x 6; "
                 "use an odd n or puzzle.fix_centre=false"
             ),
         ),

@@ -209,7 +209,7 @@ def test_order_option_overrides_a_missing_header(tmp_path):
         (
             dict(n=6, colours=5),
             (
-                "puzzle.fix_centre needs an odd n (a board with a centre cell), got n=6; "
+                "puzzle.fix_centre needs odd sides (a board with a centre cell), got 6 x 6; "
                 "use an odd n or puzzle.fix_centre=false"
             ),
         ),
@@ -221,7 +221,7 @@ def test_order_option_overrides_a_missing_header(tmp_path):
             dict(n=5, colours=3, hints=[[5, 0]]),
             (
                 "puzzle.hints: each hint is [row, col] or [row, col, piece, "
-                "turns] with 0 <= row, col < 5; got [[5, 0]]"
+                "turns] with 0 <= row < 5, 0 <= col < 5; got [[5, 0]]"
             ),
         ),
         (
@@ -266,15 +266,15 @@ def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, message):
         (
             "# order: l t r b\n" + "0 0 1 2\n" * 5,
             (
-                "bad.txt: 5 pieces do not fill a square board (the piece "
-                "count is not a square); list n*n pieces, one per line"
+                "bad.txt: 5 pieces do not fill the board (the piece count is not a square); list n*m "
+                "pieces, one per line, or state the size with a line '# size: n x m'"
             ),
         ),
         (
             "# order: l t r b\n# size: 3\n" + "0 0 1 2\n" * 4,
             (
-                "bad.txt: 4 pieces do not fill a square board "
-                "(size 3 needs 9 pieces); list n*n pieces, one per line"
+                "bad.txt: 4 pieces do not fill the board (size 3 x 3 needs 9 pieces); list n*m "
+                "pieces, one per line, or state the size with a line '# size: n x m'"
             ),
         ),
         (
@@ -288,8 +288,8 @@ def test_bad_puzzle_settings_end_with_one_clear_line(kwargs, message):
         (
             "# order: l t r b\n# hint: 0 5 1 0\n" + "0 0 1 2\n" * 4,
             (
-                "bad.txt: hint 0 5 1 0 is off the board or names no piece; use 0 <= row, col < 2, "
-                "0 <= piece < 4, 0 <= rotation < 4"
+                "bad.txt: hint 0 5 1 0 is off the board or names no piece; use 0 <= row < 2, "
+                "0 <= col < 2, 0 <= piece < 4, 0 <= rotation < 4"
             ),
         ),
     ],

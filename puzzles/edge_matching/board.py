@@ -1,7 +1,8 @@
 """The board's vocabulary: sides, turns, the filled board (`Layout`) and pre-placed pieces (hints).
 
-Pieces are listed as [left, top, right, bottom] colours; colour 0 is the border. Cells are
-numbered row-major from the top-left. A piece turned r clockwise quarter turns shows on side s
+Pieces are listed as [left, top, right, bottom] colours; colour 0 is the border. A board has n rows
+and m columns (square unless a piece file or generator says otherwise); cells are numbered
+row-major from the top-left. A piece turned r clockwise quarter turns shows on side s
 the listed side (s - r) mod 4.
 """
 
@@ -17,9 +18,10 @@ LEFT, TOP, RIGHT, BOTTOM = 0, 1, 2, 3
 MAX_COLOUR = 2**15 - 1  # the compiled fitness packs a piece's four colours in one 64-bit word
 
 
-def inner_edges(n: int) -> int:
-    """Edges between two cells of an n x n board: the most colours a board can hold."""
-    return 2 * n * (n - 1)
+def inner_edges(n: int, m: int | None = None) -> int:
+    """Edges between two cells of an n x m board (m = n: square), 2nm - n - m: the most colours it holds."""
+    m = n if m is None else m
+    return 2 * n * m - n - m
 
 
 def turn_table(sides: np.ndarray, rotations: bool = True) -> np.ndarray:
@@ -34,35 +36,40 @@ def turn_table(sides: np.ndarray, rotations: bool = True) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Layout:
-    """A filled board: per cell (row-major), the piece index and its clockwise quarter turns."""
+    """A filled board of n rows: per cell (row-major), the piece index and its clockwise quarter turns."""
 
     n: int
     piece: np.ndarray
     rotation: np.ndarray
 
+    @property
+    def m(self) -> int:
+        """Columns: the cells over the rows."""
+        return len(self.piece) // self.n
+
     def grid(self) -> np.ndarray:
-        """Piece indices as an n x n array."""
-        return self.piece.reshape(self.n, self.n)
+        """Piece indices as an n x m array."""
+        return self.piece.reshape(self.n, self.m)
 
 
 def colour_board(layout: Layout, table: np.ndarray) -> np.ndarray:
-    """(n, n, 4) colours each cell shows on [left, top, right, bottom]."""
-    return table[layout.piece, layout.rotation].reshape(layout.n, layout.n, 4)
+    """(n, m, 4) colours each cell shows on [left, top, right, bottom]."""
+    return table[layout.piece, layout.rotation].reshape(layout.n, layout.m, 4)
 
 
 def turn_layout(layout: Layout) -> Layout:
-    """The whole board turned a quarter clockwise: cell (r, c) goes to (c, n-1-r), each piece turns once."""
-    n = layout.n
-    piece = np.rot90(layout.grid(), k=-1).ravel()
-    rotation = (np.rot90(layout.rotation.reshape(n, n), k=-1).ravel() + 1) % 4
-    return Layout(n, piece, rotation)
+    """The whole board turned a quarter clockwise: cell (r, c) goes to (c, n-1-r), each piece turns once
+    (an n x m board becomes m x n)."""
+    piece = np.rot90(layout.grid(), k=-1)
+    rotation = (np.rot90(layout.rotation.reshape(layout.n, layout.m), k=-1).ravel() + 1) % 4
+    return Layout(piece.shape[0], piece.ravel(), rotation)
 
 
-def check_hints(hints, n: int, m: int, where: str) -> None:
-    """Each hint (row, col, piece, turns) names a cell on the board, a listed piece and a quarter turn."""
+def check_hints(hints, n: int, m: int, pieces: int, where: str) -> None:
+    """Each hint (row, col, piece, turns) names a cell of the n x m board, a listed piece and a quarter turn."""
     for row, col, piece, turns in hints:
-        if not (0 <= row < n and 0 <= col < n and 0 <= piece < m and 0 <= turns < 4):
+        if not (0 <= row < n and 0 <= col < m and 0 <= piece < pieces and 0 <= turns < 4):
             raise InputError(
                 f"{where}: hint {row} {col} {piece} {turns} is off the board or names no piece; "
-                f"use 0 <= row, col < {n}, 0 <= piece < {m}, 0 <= rotation < 4"
+                f"use 0 <= row < {n}, 0 <= col < {m}, 0 <= piece < {pieces}, 0 <= rotation < 4"
             )

@@ -13,6 +13,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from core import InputError
+from puzzles.edge_matching.board import Layout
+from puzzles.edge_matching.instances import Instance
 from puzzles.edge_matching.local_search import INNER, build_instance, forced_rotation, state_from_orients
 from puzzles.edge_matching.puzzle import EdgeMatching
 
@@ -141,6 +144,63 @@ def _all_distinct(pieces) -> bool:
             return False
         seen.add(key)
     return True
+
+
+class Eternity2Like(EdgeMatching):
+    """A generated Eternity-II-like puzzle of n x m pieces with a known perfect solution.
+
+    Made as the META 2010 benchmark boards were: frame joins and inner joins take colours from two
+    separate palettes, each colour used equally often. Pieces may repeat (with 3 frame colours an 8 x 8
+    board's 24 frame pieces rarely come out distinct). Pieces turn and sit under Eternity II's rules;
+    the optimum is 0 unmatched joins.
+
+    Args:
+        n, m: rows and columns (m = n when not given).
+        frame_colours, inner_colours: the two palettes' sizes; by default the hardest square board's
+            by Owen's estimate (HARDEST_COLOURS), for boards of a size listed there.
+        instance_seed: fixes the instance.
+        hints: pieces to pre-place, [row, col] (taken from the known solution) or [row, col, piece, turns].
+    """
+
+    name = "eternity2_like"
+
+    def __init__(
+        self,
+        n: int = 8,
+        m: int | None = None,
+        frame_colours: int | None = None,
+        inner_colours: int | None = None,
+        instance_seed: int = 0,
+        hints: tuple[list[int], ...] = (),
+    ):
+        m = n if m is None else m
+        if n < 3 or m < 3:
+            raise InputError(
+                f"puzzle.n and puzzle.m must be at least 3 (a frame round an inside), got {n} x {m}"
+            )
+        frame_colours, inner_colours = _palettes(n, m, frame_colours, inner_colours)
+        pieces, orients = generate_e2_like(n, m, frame_colours, inner_colours, instance_seed, unique=False)
+        self.frame_colours, self.inner_colours = frame_colours, inner_colours
+        self.instance = Instance(pieces.astype(np.int64), n, Layout(n, orients >> 2, orients & 3))
+        self.instance_seed = instance_seed
+        self._set_up(rotations=True, fix_centre=False, hints=hints, colours=frame_colours + inner_colours)
+
+
+def _palettes(n: int, m: int, frame: int | None, inner: int | None) -> tuple[int, int]:
+    """The two palettes' sizes: as given, or the hardest square board's; a one-line error otherwise."""
+    if frame is None or inner is None:
+        if n != m or n not in HARDEST_COLOURS:
+            raise InputError(
+                f"puzzle: no default colour counts for a {n} x {m} board; give puzzle.frame_colours and "
+                f"puzzle.inner_colours (defaults exist for square boards of side {sorted(HARDEST_COLOURS)})"
+            )
+        frame = HARDEST_COLOURS[n][0] if frame is None else frame
+        inner = HARDEST_COLOURS[n][1] if inner is None else inner
+    if frame < 1 or inner < 1:
+        raise InputError(
+            f"puzzle.frame_colours and puzzle.inner_colours must be at least 1, got {frame}, {inner}"
+        )
+    return frame, inner
 
 
 def e2_like_instance(n: int, m: int, frame_colours: int, inner_colours: int, seed: int, **mix):

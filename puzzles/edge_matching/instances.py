@@ -82,6 +82,11 @@ class Instance:
     solution: Layout | None = None
     file_hints: tuple[tuple[int, int, int, int], ...] = ()  # (row, col, piece, turns)
 
+    @property
+    def m(self) -> int:
+        """Columns of the board (rows n; square unless a piece file or generator says otherwise)."""
+        return len(self.sides) // self.n
+
 
 def generated_instance(kind: str, n: int, colours: int, seed: int, rotations: bool) -> Instance:
     """A generated board, its pieces shuffled (and turned, with rotations) like a bought box."""

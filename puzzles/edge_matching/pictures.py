@@ -48,12 +48,11 @@ def bad_sides(board: np.ndarray) -> np.ndarray:
 
 
 def draw_board(board: np.ndarray, ax=None, title: str | None = None):
-    """Draw an (n, n, 4) colour board; unmatched sides get a red line."""
-    n = board.shape[0]
+    """Draw an (n, m, 4) colour board; unmatched sides get a red line."""
+    n, m = board.shape[:2]
     if ax is None:
-        side = max(4.0, 0.4 * n + 1)
-        _, ax = plt.subplots(figsize=(side, side + 0.4))
-    rows, cols = np.divmod(np.arange(n * n), n)
+        _, ax = plt.subplots(figsize=(max(4.0, 0.4 * m + 1), max(4.0, 0.4 * n + 1) + 0.4))
+    rows, cols = np.divmod(np.arange(n * m), m)
     offsets = np.stack([cols, rows], axis=1).astype(float)[:, None, None, :]
     polys = (_TRIANGLES[None] + offsets).reshape(-1, 3, 2)
     rgba = palette(int(board.max()))[board.reshape(-1)]
@@ -61,7 +60,7 @@ def draw_board(board: np.ndarray, ax=None, title: str | None = None):
     bad = bad_sides(board).reshape(-1, 4)
     segments = (_SIDES[None] + offsets)[bad]
     ax.add_collection(LineCollection(segments, colors="red", linewidths=2.5))
-    ax.set_xlim(-0.15, n + 0.15)
+    ax.set_xlim(-0.15, m + 0.15)
     ax.set_ylim(n + 0.15, -0.15)
     ax.set_aspect("equal")
     ax.axis("off")

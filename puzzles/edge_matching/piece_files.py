@@ -6,7 +6,8 @@ border. Lines starting with '#' are comments, except these headers:
     # order: top right bottom left     the edge order of the four colours (required here or as an
                                        option; names: left/top/right/bottom, west/north/east/south,
                                        or their first letters l t r b / w n e s)
-    # size: 16                         board side n (optional: else sqrt of the piece count)
+    # size: 16                         board side n (optional: else sqrt of the piece count);
+    # size: 8 x 16                     or rows and columns n x m of a rectangular board
     # hint: 8 7 138 2                  a pre-placed piece: row, col, piece, rotation; rows, cols
                                        and pieces count from 0 (piece = its line among the pieces),
                                        rotation in clockwise quarter turns of the piece as listed
@@ -53,11 +54,17 @@ _SPLIT = re.compile(r"[\s,;]+")
 
 @dataclass(frozen=True)
 class PieceList:
-    """Pieces' sides as an (m, 4) colour array in [left, top, right, bottom] order, the board side, and hints."""
+    """Pieces' sides as a (pieces, 4) colour array in [left, top, right, bottom] order, the board's rows
+    n, and hints; the columns are the pieces over the rows."""
 
     sides: np.ndarray
     n: int
     hints: tuple[tuple[int, int, int, int], ...] = field(default=())  # (row, col, piece, rotation)
+
+    @property
+    def m(self) -> int:
+        """Columns of the board."""
+        return len(self.sides) // self.n
 
 
 def parse_order(text: str, where: str = "order") -> tuple[int, ...]:
@@ -91,13 +98,23 @@ def _header(line: str) -> tuple[str, str] | None:
     return (match.group(1).lower(), match.group(2)) if match else None
 
 
-def _side(m: int, size: int | None, where: str) -> int:
-    """The board side: the stated size, or the square root of the piece count."""
-    n = size if size is not None else int(round(m**0.5))
-    if m == 0 or n * n != m:
-        stated = f"size {size} needs {size * size} pieces" if size else "the piece count is not a square"
+def _size(text: str, where: str) -> tuple[int, int]:
+    """(rows, columns) from a size header: 'n' (square) or 'n m' / 'n x m'."""
+    words = [w for w in re.split(r"[\s,;x*]+", text.strip().lower()) if w]
+    what = "the board side n, or rows and columns n x m"
+    rows, cols = _ints(" ".join(words * 2 if len(words) == 1 else words), 2, where, what)
+    return rows, cols
+
+
+def _rows(count: int, size: tuple[int, int] | None, where: str) -> int:
+    """The board's rows: from the stated size, or the square root of the piece count."""
+    n = int(round(count**0.5))
+    n, m = size if size is not None else (n, n)
+    if count == 0 or n * m != count:
+        stated = f"size {n} x {m} needs {n * m} pieces" if size else "the piece count is not a square"
         raise InputError(
-            f"{where}: {m} pieces do not fill a square board ({stated}); list n*n pieces, one per line"
+            f"{where}: {count} pieces do not fill the board ({stated}); list n*m pieces, one per line, "
+            "or state the size with a line '# size: n x m'"
         )
     return n
 
@@ -111,7 +128,7 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
         )
     rows: list[list[int]] = []
     hints: list[tuple[int, int, int, int]] = []
-    size: int | None = None
+    size: tuple[int, int] | None = None
     stated: tuple[str, str] | None = None
     for k, line in enumerate(path.read_text().splitlines(), start=1):
         where = f"{path.name} line {k}"
@@ -119,7 +136,7 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
         if head and head[0] == "order":
             stated = (head[1], where)
         elif head and head[0] == "size":
-            size = _ints(head[1], 1, where, "the board side n")[0]
+            size = _size(head[1], where)
         elif head:
             row, col, piece, rotation = _ints(head[1], 4, where, "row col piece rotation")
             hints.append((row, col, piece, rotation))
@@ -140,8 +157,8 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
             f"{path.name}: colours must be 0 (the border) to {MAX_COLOUR}, "
             f"found {sides.min()} .. {sides.max()}"
         )
-    n = _side(len(sides), size, path.name)
-    check_hints(hints, n, len(sides), path.name)
+    n = _rows(len(sides), size, path.name)
+    check_hints(hints, n, len(sides) // n, len(sides), path.name)
     return PieceList(sides, n, tuple(hints))
 
 
@@ -153,7 +170,7 @@ def write_piece_file(path: str | Path, pieces: PieceList, order: str = "left top
     lines = [
         "# puzzlelab edge-matching pieces (colour 0 = border)",
         f"# order: {order}",
-        f"# size: {pieces.n}",
+        f"# size: {pieces.n} x {pieces.m}",
     ]
     lines += [f"# hint: {r} {c} {p} {rot}" for r, c, p, rot in pieces.hints]
     lines += [" ".join(str(int(v)) for v in piece[file_cols]) for piece in pieces.sides]

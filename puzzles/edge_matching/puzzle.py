@@ -1,6 +1,7 @@
 """Edge-matching puzzles: seed 001's pseudo Eternity II, and the real Eternity II rules.
 
-An n x n board of square pieces whose sides carry colours, listed as [left, top, right, bottom];
+A board of n x m square pieces (n x n when generated here; a piece file or the Eternity-II-like
+generator may make it rectangular) whose sides carry colours, listed as [left, top, right, bottom];
 colour 0 is the border. Cells are numbered row-major from the top-left. A piece may be turned by
 r clockwise quarter turns: side s then shows the listed side (s - r) mod 4.
 
@@ -14,10 +15,10 @@ Genome: the free pieces (all but the pre-placed ones) in the order they fill the
 (row-major), followed, with rotations, by one quarter-turn count per free piece.
 
 Two scores, never mixed up:
-  * `match_rate`, the seed's accuracy: matching sides over all 4 n^2 sides, a border side matching
+  * `match_rate`, the seed's accuracy: matching sides over all 4 n m sides, a border side matching
     when it carries 0 and an inner side when it equals its neighbour's facing side (as the
     seed's `check` counts, so each inner edge counts twice);
-  * `edge_score`, the standard Eternity II score: matched inner edges over the 2 n (n-1) inner
+  * `edge_score`, the standard Eternity II score: matched inner edges over the 2nm - n - m inner
     edges, an edge matching when both sides carry the same colour other than 0.
 The fitness optimisers minimise is the number of unmatched inner edges (0 for a perfect board).
 """
@@ -35,13 +36,13 @@ from puzzles.edge_matching.scores import board_scores
 
 def _preplaced_rows(hints, instance: Instance, fix_centre: bool) -> list[tuple[int, int, int]]:
     """(cell, piece, turns) of every pre-placed piece: the centre, config hints, file hints."""
-    n, known = instance.n, instance.solution
-    if any(len(h) not in (2, 4) for h in hints) or any(not (0 <= h[0] < n and 0 <= h[1] < n) for h in hints):
+    n, m, known = instance.n, instance.m, instance.solution
+    if any(len(h) not in (2, 4) for h in hints) or any(not (0 <= h[0] < n and 0 <= h[1] < m) for h in hints):
         raise InputError(
             f"puzzle.hints: each hint is [row, col] or [row, col, piece, turns] "
-            f"with 0 <= row, col < {n}; got {[list(h) for h in hints]}"
+            f"with 0 <= row < {n}, 0 <= col < {m}; got {[list(h) for h in hints]}"
         )
-    spots = [(n // 2, n // 2)] if fix_centre else []
+    spots = [(n // 2, m // 2)] if fix_centre else []
     spots += [tuple(h) for h in hints if len(h) == 2]
     if spots and known is None:
         raise InputError(
@@ -50,13 +51,13 @@ def _preplaced_rows(hints, instance: Instance, fix_centre: bool) -> list[tuple[i
             "(or '# hint:' lines in the file)"
         )
     explicit = [tuple(h) for h in hints if len(h) == 4]
-    check_hints(explicit, n, len(instance.sides), "puzzle.hints")
+    check_hints(explicit, n, m, len(instance.sides), "puzzle.hints")
     rows = (  # spots need a known solution (checked above), so without one there are none
-        [(r * n + c, int(known.piece[r * n + c]), int(known.rotation[r * n + c])) for r, c in spots]
+        [(r * m + c, int(known.piece[r * m + c]), int(known.rotation[r * m + c])) for r, c in spots]
         if known is not None
         else []
     )
-    return rows + [(r * n + c, p, t) for r, c, p, t in explicit + list(instance.file_hints)]
+    return rows + [(r * m + c, p, t) for r, c, p, t in explicit + list(instance.file_hints)]
 
 
 def _check_preplaced(rows: np.ndarray, rotations: bool) -> None:
@@ -80,13 +81,14 @@ class EdgeMatching:
         generator: "seed" (the seed's palette cycles), "uniform", or "file" (read `pieces_file`).
         instance_seed: fixes a generated instance (with generator, n, colours).
         rotations: may pieces turn? (False: the seed's rules; True: Eternity II's)
-        fix_centre: the centre piece is given (the seed's rule; needs an odd n and a known solution).
+        fix_centre: the centre piece is given (the seed's rule; needs odd sides and a known solution).
         hints: pieces to pre-place, [row, col] (its piece from the known solution) or
             [row, col, piece, turns].
         pieces_file: a piece list (see puzzles/edge_matching/piece_files.py) when generator is "file".
         order: the edge order of the file's columns, if its header does not state it.
 
     Attributes:
+        n, m: the board's rows and columns.
         colours: the colour count (a piece file's: the distinct colours it uses).
         sides: the pieces' colours, an (m, 4) array [left, top, right, bottom] in listed order.
         table: `turn_table` of the turns a piece may take (one turn without rotations).
@@ -116,14 +118,19 @@ class EdgeMatching:
             self.instance = file_instance(pieces_file, order)
         else:
             self.instance = generated_instance(generator, n, colours, instance_seed, rotations)
-        n = self.n = self.instance.n
-        if fix_centre and n % 2 == 0:
+        self.instance_seed = instance_seed
+        self._set_up(rotations, fix_centre, hints, colours if generator != "file" else None)
+
+    def _set_up(self, rotations: bool, fix_centre: bool, hints, colours: int | None) -> None:
+        """Everything that follows from `self.instance` and the rules: pre-placed pieces and tables."""
+        n, m = self.n, self.m = self.instance.n, self.instance.m
+        if fix_centre and (n % 2 == 0 or m % 2 == 0):
             raise InputError(
-                f"puzzle.fix_centre needs an odd n (a board with a centre cell), got n={n}; "
+                f"puzzle.fix_centre needs odd sides (a board with a centre cell), got {n} x {m}; "
                 "use an odd n or puzzle.fix_centre=false"
             )
-        self.sides, self.rotations, self.instance_seed = self.instance.sides, rotations, instance_seed
-        self.colours = colours if generator != "file" else self.colour_count()
+        self.sides, self.rotations = self.instance.sides, rotations
+        self.colours = colours if colours is not None else self.colour_count()
         self.preplaced = np.array(_preplaced_rows(hints, self.instance, fix_centre), dtype=np.int64).reshape(
             -1, 3
         )
@@ -140,7 +147,7 @@ class EdgeMatching:
             return None
         fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
         try:
-            inst = face.build_instance(self.sides, self.n, self.n, fixed=fixed)
+            inst = face.build_instance(self.sides, self.n, self.m, fixed=fixed)
         except InputError:
             return None
         return LocalSearchFace(
@@ -155,8 +162,8 @@ class EdgeMatching:
         )
 
     def genome_of_state(self, state: np.ndarray) -> np.ndarray:
-        """The genome of a local-search state's board (its first n*n entries: piece * 4 + turns)."""
-        orients = np.asarray(state[: self.n * self.n], dtype=np.int64)
+        """The genome of a local-search state's board (its first n*m entries: piece * 4 + turns)."""
+        orients = np.asarray(state[: self.n * self.m], dtype=np.int64)
         return self.encode(Layout(self.n, orients >> 2, orients & 3))
 
     def colour_count(self) -> int:
@@ -165,17 +172,18 @@ class EdgeMatching:
 
     def _tables(self) -> None:
         """Free cells and pieces, the pre-placed board, the turn table and the compiled fitness's plan."""
-        n2 = self.n * self.n
+        size = self.n * self.m
         cells, pieces = self.preplaced[:, 0], self.preplaced[:, 1]
-        self.free_cells = np.setdiff1d(np.arange(n2), cells).astype(np.int64)
+        self.free_cells = np.setdiff1d(np.arange(size), cells).astype(np.int64)
         self.free_pieces = np.setdiff1d(np.arange(len(self.sides)), pieces).astype(np.int64)
-        self.base_piece = np.zeros(n2, dtype=np.int64)
-        self.base_rot = np.zeros(n2, dtype=np.int64)
+        self.base_piece = np.zeros(size, dtype=np.int64)
+        self.base_rot = np.zeros(size, dtype=np.int64)
         self.base_piece[cells], self.base_rot[cells] = pieces, self.preplaced[:, 2]
         self.table = turn_table(self.sides, self.rotations)
         every_turn = turn_table(self.sides)
         self.plan = fitness_plan(
             self.n,
+            self.m,
             self.free_cells,
             self.free_pieces,
             self.rotations,
@@ -271,6 +279,6 @@ class EdgeMatching:
         s = self.score_layout(layout)
         title = (
             f"match rate {100 * s['match_rate']:.1f}% (seed's accuracy, sides)\n"
-            f"edge score {s['matched_edges']}/{inner_edges(self.n)} inner edges; red: unmatched"
+            f"edge score {s['matched_edges']}/{inner_edges(self.n, self.m)} inner edges; red: unmatched"
         )
         return draw_board(colour_board(layout, self.table), ax=ax, title=title)

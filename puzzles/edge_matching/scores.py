@@ -1,4 +1,4 @@
-"""The scores users read, computed with numpy on an (n, n, 4) colour board (see `colour_board`).
+"""The scores users read, computed with numpy on an (n, m, 4) colour board (see `colour_board`).
 
 Inner edges fail by the one rule `core.unmatched_edge`, applied here to whole rows of edges.
 """
@@ -11,11 +11,11 @@ from core import unmatched_edge
 from puzzles.edge_matching.board import BOTTOM, LEFT, RIGHT, TOP, inner_edges
 
 SCORES = {
-    "match_rate": "the seed's accuracy: matching sides (border sides carrying 0 included) / (4 n^2)",
-    "edge_score": "matched inner edges (same colour, not 0) / (2 n (n-1)), the Eternity II score",
+    "match_rate": "the seed's accuracy: matching sides (border sides carrying 0 included) / (4 n m)",
+    "edge_score": "matched inner edges (same colour, not 0) / (2nm - n - m), the Eternity II score",
     "matched_edges": "inner edges whose two sides carry the same colour other than 0",
     "unmatched_edges": "inner edges that do not match: the fitness optimisers minimise",
-    "border_sides_ok": "border sides carrying colour 0, out of 4 n",
+    "border_sides_ok": "border sides carrying colour 0, out of 2 (n + m)",
     "duplicates": "cells holding a piece already placed elsewhere (only the seed-faithful greedy makes these)",
 }
 
@@ -26,7 +26,7 @@ def facing_sides(board: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray], tupl
 
 
 def unmatched_inner(board: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(n, n-1) edges between row neighbours and (n-1, n) between column neighbours: True where unmatched."""
+    """(n, m-1) edges between row neighbours and (n-1, m) between column neighbours: True where unmatched."""
     across, down = facing_sides(board)
     return unmatched_edge(*across), unmatched_edge(*down)
 
@@ -37,15 +37,15 @@ def border_zero(board: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 def board_scores(board: np.ndarray) -> dict[str, float]:
-    """Both scores (and their counts) of an (n, n, 4) colour board; see SCORES."""
-    n = board.shape[0]
+    """Both scores (and their counts) of an (n, m, 4) colour board; see SCORES."""
+    n, m = board.shape[:2]
     equal = sum(int((a == b).sum()) for a, b in facing_sides(board))
     unmatched = sum(int(bad.sum()) for bad in unmatched_inner(board))
     border = sum(int(ok.sum()) for ok in border_zero(board))
     return {
-        "match_rate": (border + 2 * equal) / (4 * n * n),
-        "edge_score": (inner_edges(n) - unmatched) / inner_edges(n),
-        "matched_edges": inner_edges(n) - unmatched,
+        "match_rate": (border + 2 * equal) / (4 * n * m),
+        "edge_score": (inner_edges(n, m) - unmatched) / inner_edges(n, m),
+        "matched_edges": inner_edges(n, m) - unmatched,
         "unmatched_edges": unmatched,
         "border_sides_ok": border,
     }
