@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
-from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf import DictConfig, open_dict
 
 from experiments import report as reporting
 from experiments.gather import gather_runs, gather_traces

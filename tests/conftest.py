@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
@@ -9,6 +15,8 @@ from hydra.core.global_hydra import GlobalHydra
 from experiments.run import setup
 from experiments.schema import CONFIG_DIR
 from puzzles.calendar import Calendar
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -34,3 +42,34 @@ def classic():
 def weekday():
     """The weekday calendar board (seed 004), built once for every test that needs it."""
     return Calendar("weekday")
+
+
+OUTSIDE = [
+    "hydra.searchpath=[file://conf]",
+    "puzzle=hidden_order",
+    "optimizer=walk,lahc",
+    "puzzle.instance_seed=1,2",
+    "seed=0,1",
+    "budget.evaluations=400",
+    "budget.stop_at_optimum=false",
+    "hydra/launcher=basic",
+]
+
+
+def outside_app(folder, *args: str) -> subprocess.CompletedProcess:
+    """The app run from a user's own folder (its modules importable from there), this checkout's code."""
+    env = {**os.environ, "PYTHONPATH": f"{folder}{os.pathsep}{ROOT}"}
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest.fixture(scope="session")
+def outside_sweep(tmp_path_factory):
+    """A sweep of a user's own puzzle and optimiser (examples/my_lab copied outside the repository)
+    beside a built-in optimiser: its directory, once for every test that reads it."""
+    lab = tmp_path_factory.mktemp("outside") / "my_lab"
+    shutil.copytree(ROOT / "examples" / "my_lab", lab)
+    proc = outside_app(lab, "experiments.run", "-m", *OUTSIDE, "hydra.sweep.dir=sweep")
+    assert proc.returncode == 0, proc.stderr
+    return lab / "sweep"

@@ -93,7 +93,9 @@ class Tune:
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         rows = []
         for inner, where in self.runs(cfg, run_dir):
-            if not is_complete(where):
+            if is_complete(where):
+                print(f"skip (already complete): {where}")
+            else:
                 write_config(inner, where)
                 Optimise()(inner, where)
             rows.append(read_row(where))
