@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from core import InputError
@@ -45,6 +46,15 @@ def score(rows: list[dict[str, Any]], statistic: str) -> float:
     success = np.array([bool(row["success"]) for row in rows])
     used = [row["evals_to_optimum"] if ok else row["evaluations"] for row, ok in zip(rows, success)]
     return ert(np.array(used, dtype=float), success)
+
+
+def trial_number() -> int | None:
+    """The sweep's job number, which is Optuna's trial number (None outside a Hydra sweep)."""
+    try:
+        number: int = HydraConfig.get().job.num
+    except ValueError:
+        return None
+    return number
 
 
 class Tune:
@@ -101,6 +111,7 @@ class Tune:
             rows.append(read_row(where))
         value = score(rows, self.statistic)
         trial = {
+            "trial": trial_number(),
             "optimizer": rows[0]["optimizer"],
             **config_columns(cfg, ("optimizer", "budget")),
             "statistic": self.statistic,
@@ -120,7 +131,7 @@ def write_tuned(sweep_dir: Path, base: str, task: DictConfig) -> Path | None:
     trials = [pd.read_parquet(p).assign(trial_dir=str(p.parent)) for p in sorted(sweep_dir.rglob(TRIAL))]
     if not results.is_file() or not trials:
         return None
-    table = pd.concat(trials, ignore_index=True).sort_values("objective", kind="stable")
+    table = pd.concat(trials, ignore_index=True).sort_values(["objective", "trial"])  # Optuna's best first
     write_table(table, sweep_dir / TRIALS)
     found = OmegaConf.load(results)
     settings = {
