@@ -67,6 +67,14 @@ def config(
     return cfg
 
 
+def label(component: str | Mapping[str, Any]) -> str:
+    """A component as a run directory names it: its config name, or its class and settings."""
+    if isinstance(component, str):
+        return component
+    settings = ",".join(f"{k}={v}" for k, v in sorted(component.items()) if k != "_target_")
+    return f"{str(component['_target_']).rsplit('.', 1)[-1]}({settings})"
+
+
 def run(
     puzzle: Component = None,
     optimizer: Component = None,
@@ -79,11 +87,8 @@ def run(
     """Run one config and seed; its record goes to `out`/<what was asked>/seed=<seed>/. Returns its row
     (the run table's columns) with `run_dir`."""
     cfg = config(puzzle, optimizer, task, seed, overrides, config_dirs)
-    asked = [
-        f"{g}={c if isinstance(c, str) else c['_target_'].rsplit('.', 1)[-1]}"
-        for g, c in (("puzzle", puzzle), ("optimizer", optimizer), ("task", task))
-        if c is not None
-    ]
+    given = {"puzzle": puzzle, "optimizer": optimizer, "task": task}
+    asked = [f"{group}={label(c)}" for group, c in given.items() if c is not None]
     run_dir = Path(out) / run_subdir(",".join(sorted([*asked, *overrides])), seed)
     if not is_complete(run_dir):
         write_config(cfg, run_dir)

@@ -53,4 +53,5 @@ def test_a_run_from_python_is_the_command_lines_run(tmp_path):
         out=tmp_path / "api",
     )
     assert own["optimizer"] == "lahc" and own["optimizer.history"] == 7
+    assert "optimizer=LateAcceptance(history=7)" in own["run_dir"]
     assert len(api.table(tmp_path / "api")) == 2
