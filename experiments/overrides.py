@@ -76,17 +76,18 @@ def check_choices(overrides: list[Override], dirs: tuple[Path, ...] = ()) -> Non
                 )
 
 
+def first_value(o: Override) -> str:
+    """An override with a sweep cut to its first value (the search path kept whole)."""
+    if o.key_or_group == "hydra.searchpath":
+        return str(o.input_line)
+    return o.get_key_element() if o.is_delete() else f"{o.get_key_element()}={values(o)[0]}"
+
+
 def first_of_each(overrides: list[Override]) -> list[str]:
     """The overrides with each sweep cut to its first value, Hydra's own settings left out (but the
     search path, where a user's own configs are)."""
     return [
-        str(o.input_line)
-        if o.key_or_group == "hydra.searchpath"
-        else f"{o.get_key_element()}={values(o)[0]}"
-        if not o.is_delete()
-        else o.get_key_element()
-        for o in overrides
-        if not o.is_hydra_override() or o.key_or_group == "hydra.searchpath"
+        first_value(o) for o in overrides if not o.is_hydra_override() or o.key_or_group == "hydra.searchpath"
     ]
 
 
