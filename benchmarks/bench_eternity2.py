@@ -1,11 +1,17 @@
-"""Compiled local search on the official Eternity II set against the Python SA path (issue 10's targets).
+"""Compiled local search on Eternity II against the Python SA path (issue 10's targets).
 
-    python -m benchmarks.bench_eternity2                 # speed (5 interleaved repeats) and 60 s x 5 seeds
-    python -m benchmarks.bench_eternity2 --seconds 10 --seeds 2
+    python -m benchmarks.bench_eternity2 speed                      # priced moves/s, 5 interleaved repeats
+    python -m benchmarks.bench_eternity2 official                   # 60 s x 5 seeds, one core, hybrid_vlns
+    python -m benchmarks.bench_eternity2 official --seconds 600 --chains 2 --seeds 5 [--no-starter]
+    python -m benchmarks.bench_eternity2 generated --size 8 --seeds 10 --optimizers hybrid_vlns,sa_compiled
 
-Speed: evaluations per CPU second through the Objective on 16 x 16, one core: priced moves of
+speed: evaluations per CPU second through the Objective on 16 x 16, one core: priced moves of
 `sa_compiled` against fitness calls (candidates) of today's `sa`, both measured in this run.
-Score: matched joins (of 480) after `--seconds` of thread CPU time, one core, starter on, no clues.
+official: matched joins (of 480) after `--seconds` on `--chains` cores, starter on unless
+`--no-starter`, no clues. Budgets are CPU seconds of the process (time.process_time), `--seconds`
+per core: on a shared machine a run gets the CPU it is promised, however long that takes.
+generated: success rate at a perfect board within `--seconds` per seed, on Eternity-II-like boards
+of side `--size` with the hardest colour counts (`puzzle=eternity2_like`), instance seed = run seed.
 """
 
 from __future__ import annotations
@@ -14,19 +20,28 @@ import argparse
 import statistics
 import time
 
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+
 from benchmarks.timing import compare, report
 from core import Budget
-from heuristics.compiled import CompiledSA, HybridVLNS
+from experiments.build import build
+from experiments.run import setup
+from experiments.schema import CONFIG_DIR
+from heuristics.compiled import CompiledSA
 from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
 from heuristics.sa import SimulatedAnnealing
-from puzzles.edge_matching.eternity2 import Eternity2
+from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
 
 PYTHON_EVALS, COMPILED_EVALS = 20_000, 4_000_000
 
 
-def bench_speed(puzzle: Eternity2, face) -> None:
-    """Evaluations/s of both paths, interleaved, 5 repeats; ratio of the medians' rates."""
+def bench_speed(repeats: int) -> None:
+    """Evaluations/s of both paths, interleaved; ratio of the medians' rates."""
+    puzzle = Eternity2()
+    face = puzzle.local_search()
+    warm_up(face, "sa")
     late = CompiledSA(t_start=0.15, t_end=0.15)  # a late-run acceptance rate, as after cooling
     sides = {
         "sa (Python, fitness calls)": lambda: (
@@ -40,7 +55,7 @@ def bench_speed(puzzle: Eternity2, face) -> None:
             ).evaluations
         ),
     }
-    timings = compare(sides, repeats=5, clock=time.process_time)  # CPU seconds: the machine is shared
+    timings = compare(sides, repeats=repeats, clock=time.process_time)  # CPU seconds: the machine is shared
     report(
         timings,
         baseline="sa (Python, fitness calls)",
@@ -50,46 +65,99 @@ def bench_speed(puzzle: Eternity2, face) -> None:
     )
 
 
-def bench_score(puzzle: Eternity2, face, optimizer, seconds: float, seeds: int) -> None:
-    """Matched joins after `seconds` of one core's CPU time, per seed, and their median."""
+def optimizer_named(name: str, chains: int):
+    """An optimiser from its config (configs/optimizer/<name>.yaml), with `chains` chains if compiled."""
+    setup()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+        overrides = [f"optimizer={name}"] + ([f"optimizer.chains={chains}"] if chains > 1 else [])
+        cfg = compose("config", overrides=overrides)
+    return build(cfg.optimizer, "optimizer")
+
+
+def run_once(puzzle, optimizer, seconds: float, seed: int, target: float | None = None):
+    """One run under a CPU-seconds budget (per core the optimiser uses)."""
+    cores = getattr(optimizer, "chains", 1)
+    face = puzzle.local_search()
+    return minimize(
+        puzzle.fitness,
+        puzzle.space,
+        optimizer,
+        Budget(seconds=seconds * cores, target=target),
+        seed,
+        face=face if hasattr(optimizer, "chains") else None,
+        clock=time.process_time,
+    )
+
+
+def bench_official(args) -> None:
+    """Matched joins of the official set after the budget, per seed, and their median."""
+    puzzle = Eternity2(starter=args.starter)
+    optimizer = optimizer_named(args.method, args.chains)
+    warm_up(puzzle.local_search(), optimizer.kernel)
     scores = []
-    for seed in range(seeds):
-        result = minimize(
-            puzzle.fitness,
-            puzzle.space,
-            optimizer,
-            Budget(seconds=seconds),
-            seed,
-            face=face,
-            clock=time.thread_time,
-        )
+    for seed in range(args.seeds):
+        result = run_once(puzzle, optimizer, args.seconds, seed)
         scores.append(480 - int(result.best))
         print(
-            f"  {optimizer.name} seed {seed}: {scores[-1]} of 480 joins matched, "
-            f"{result.evaluations:,} evaluations in {result.seconds:.1f} s CPU",
+            f"  {args.method} x{args.chains} seed {seed}: {scores[-1]} of 480 joins matched, "
+            f"{result.evaluations:,} evaluations in {result.seconds:.0f} CPU s",
             flush=True,
         )
+    starter = "starter on" if args.starter else "starter off"
     print(
-        f"official set, {optimizer.name}, one core, {seconds:g} s CPU, {seeds} seeds, starter on: "
-        f"median {statistics.median(scores)}, best {max(scores)}, all {scores} (target: median >= 430)"
+        f"official set, {args.method}, {args.chains} core(s), {args.seconds:g} s, {args.seeds} seeds, "
+        f"{starter}, no clues: median {statistics.median(scores)}, best {max(scores)}, all {scores}"
     )
+
+
+def bench_generated(args) -> None:
+    """Perfect boards within the budget, per optimiser, over seeds (each seed its own instance)."""
+    for name in args.optimizers.split(","):
+        optimizer = optimizer_named(name, args.chains)
+        solved, bests, times = 0, [], []
+        for seed in range(args.seeds):
+            puzzle = Eternity2Like(args.size, instance_seed=seed)
+            result = run_once(puzzle, optimizer, args.seconds, seed, target=0)
+            solved += result.best == 0
+            bests.append(int(result.best))
+            times.append(result.seconds)
+            print(f"  {name} seed {seed}: best {bests[-1]} unmatched, {result.seconds:.1f} CPU s", flush=True)
+        joins = 2 * args.size * (args.size - 1)
+        print(
+            f"generated {args.size}x{args.size} ({joins} joins), {name}, {args.seconds:g} s: solved "
+            f"{solved}/{args.seeds}; unmatched median {statistics.median(bests)}, all {bests}; "
+            f"median time {statistics.median(times):.1f} s",
+            flush=True,
+        )
 
 
 def main() -> None:
-    """Parse the options; run the speed benchmark, then the score benchmark."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--method", choices=["hybrid_vlns", "sa_compiled"], default="hybrid_vlns")
+    sub = parser.add_subparsers(dest="what", required=True)
+    speed = sub.add_parser("speed")
+    speed.add_argument("--repeats", type=int, default=5)
+    official = sub.add_parser("official")
+    official.add_argument("--seconds", type=float, default=60)
+    official.add_argument("--seeds", type=int, default=5)
+    official.add_argument("--chains", type=int, default=1)
+    official.add_argument("--method", default="hybrid_vlns")
+    official.add_argument("--no-starter", dest="starter", action="store_false")
+    generated = sub.add_parser("generated")
+    generated.add_argument("--size", type=int, default=8)
+    generated.add_argument("--seconds", type=float, default=60)
+    generated.add_argument("--seeds", type=int, default=10)
+    generated.add_argument("--chains", type=int, default=1)
+    generated.add_argument("--optimizers", default="hybrid_vlns,sa_compiled,ils_compiled,sa,two_opt_swap,ga")
     args = parser.parse_args()
-    puzzle = Eternity2()
-    face = puzzle.local_search()
-    warm_up(face, "sa")
-    bench_speed(puzzle, face)
-    optimizer = HybridVLNS() if args.method == "hybrid_vlns" else CompiledSA()
-    bench_score(puzzle, face, optimizer, args.seconds, args.seeds)
+    if args.what == "speed":
+        bench_speed(args.repeats)
+    elif args.what == "official":
+        bench_official(args)
+    else:
+        bench_generated(args)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,10 @@
 Why beside the Python optimisers: these count one priced move as one evaluation and run millions
 of them a second in numba kernels (heuristics/kernels.py); the Python `sa` stays as the baseline and
 for puzzles that offer only a fitness.
+
+Every one runs `chains` independent chains, each on its own thread (one core each), that every
+`exchange` epochs of `chunk` moves hand the best board found to any chain that is doing worse. A
+run is the same for a seed whatever the machine: epochs are counted in moves, never in time.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from core import InputError
-from heuristics.local_search import Chain, face_of, run_chunks, start_chain
+from heuristics.local_search import Chain, face_of, run_chains, start_chains
 from heuristics.objective import Objective
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
@@ -23,43 +27,64 @@ def _positive(**settings: float) -> None:
             raise InputError(f"optimizer.{name} must be positive, got {value}")
 
 
-class CompiledSA:
+class Chains:
+    """What every compiled optimiser shares: its kernel, settings, chains and their exchange."""
+
+    name: str
+    kernel: str
+    evaluation_kind = "priced move"
+
+    def __init__(self, params: dict[str, float], chunk: int, chains: int, exchange: int):
+        _positive(chunk=chunk, chains=chains)
+        if exchange < 0:
+            raise InputError(f"optimizer.exchange must be 0 (never) or positive, got {exchange}")
+        self.params, self.chunk, self.chains, self.exchange = params, chunk, chains, exchange
+
+    def run(self, objective: Objective, rng: np.random.Generator) -> None:
+        face = face_of(objective, self.name)
+        chains = start_chains(objective, face, rng, self.kernel, self.params, self.chains)
+        run_chains(objective, chains, self.chunk, self.repair(face, rng), self.exchange)
+
+    def repair(self, face, rng: np.random.Generator):
+        """The step run on every chain between epochs (None: none)."""
+        return None
+
+
+class CompiledSA(Chains):
     """Simulated annealing on the local-search face: Metropolis acceptance, cyclic geometric cooling
     from t_start to t_end every `period` evaluations (the schedule depends on evaluations, never on time).
     """
 
     name = "sa_compiled"
-    evaluation_kind = "priced move"
     kernel = "sa"
 
-    def __init__(self, t_start: float = 0.5, t_end: float = 0.07, period: float = 1.5e8, chunk: int = CHUNK):
-        _positive(t_start=t_start, t_end=t_end, period=period, chunk=chunk)
+    def __init__(
+        self,
+        t_start: float = 0.5,
+        t_end: float = 0.07,
+        period: float = 1.5e8,
+        chunk: int = CHUNK,
+        chains: int = 1,
+        exchange: int = 8,
+    ):
+        _positive(t_start=t_start, t_end=t_end, period=period)
         if t_end > t_start:
             raise InputError(f"optimizer.t_end must be <= t_start, got t_start={t_start}, t_end={t_end}")
-        self.params = {"t_start": t_start, "t_end": t_end, "period": period}
-        self.chunk = chunk
-
-    def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        chain = start_chain(objective, face_of(objective, self.name), rng, "sa", self.params)
-        run_chunks(objective, chain, self.chunk)
+        super().__init__({"t_start": t_start, "t_end": t_end, "period": period}, chunk, chains, exchange)
 
 
-class CompiledILS:
+class CompiledILS(Chains):
     """Iterated local search: random-move descent (sideways moves allowed) ended after `patience`
     moves without improvement, then `kick` random moves; a worse local optimum goes back home."""
 
     name = "ils_compiled"
-    evaluation_kind = "priced move"
     kernel = "ils"
 
-    def __init__(self, patience: int = 20000, kick: int = 8, chunk: int = CHUNK):
-        _positive(patience=patience, kick=kick, chunk=chunk)
-        self.params = {"patience": patience, "kick": kick}
-        self.chunk = chunk
-
-    def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        chain = start_chain(objective, face_of(objective, self.name), rng, "ils", self.params)
-        run_chunks(objective, chain, self.chunk)
+    def __init__(
+        self, patience: int = 20000, kick: int = 8, chunk: int = CHUNK, chains: int = 1, exchange: int = 8
+    ):
+        _positive(patience=patience, kick=kick)
+        super().__init__({"patience": patience, "kick": kick}, chunk, chains, exchange)
 
 
 class HybridVLNS(CompiledSA):
@@ -80,19 +105,19 @@ class HybridVLNS(CompiledSA):
         every: int = 1 << 20,
         steps: int = 20,
         size: int = 98,
+        chains: int = 1,
+        exchange: int = 8,
     ):
-        super().__init__(t_start, t_end, period, every)
+        super().__init__(t_start, t_end, period, every, chains, exchange)
         _positive(steps=steps, size=size)
         self.steps, self.size = steps, size
 
-    def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        face = face_of(objective, self.name)
+    def repair(self, face, rng: np.random.Generator):
         if face.repair is None:
             raise InputError(
                 f"optimizer={self.name} needs a puzzle whose face offers a large step; "
                 "use optimizer=sa_compiled"
             )
-        chain = start_chain(objective, face, rng, "sa", self.params)
         repair_rng = np.random.default_rng(rng.integers(2**62))
 
         def repair(chain: Chain, left: int | None) -> list[tuple[int, int]]:
@@ -100,4 +125,4 @@ class HybridVLNS(CompiledSA):
                 return []
             return chain.repair(repair_rng, self.steps, self.size)
 
-        run_chunks(objective, chain, self.chunk, repair)
+        return repair

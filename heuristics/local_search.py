@@ -8,7 +8,8 @@ evaluation budget stops exactly, traces stay exact and the clock is read only be
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -76,6 +77,13 @@ class Chain:
             _, nt = ils(self.inst, self.st, self.best, self.home, *common)
         return list(zip(self._te[:nt].tolist(), self._tv[:nt].tolist(), strict=True))
 
+    def adopt(self, state: np.ndarray, value: int) -> None:
+        """Continue from another chain's board (its fitness `value`); this chain's best is kept."""
+        self.st[:] = state
+        self.home[:] = state
+        self.ctl[1] = self.ctl[5] = value
+        self.ctl[3] = self.ctl[4] = 0
+
     def repair(self, rng: np.random.Generator, steps: int, size: int) -> list[tuple[int, int]]:
         """Apply the face's large step to the current state; its improvement of the best, if any."""
         change, priced = self.face.repair(self.inst, self.st, rng, steps, size)
@@ -88,33 +96,112 @@ class Chain:
         return [(self.evaluations, int(self.ctl[2]))]
 
 
-def hand_over(objective: Objective, chain: Chain, improvements: Sequence[tuple[int, float]]) -> None:
-    """Give the objective a chunk's count and improvements (it raises Stop when the budget ends)."""
-    genome = chain.face.genome(chain.best) if improvements else None
-    objective.account(chain.evaluations, improvements, genome)
-
-
-def start_chain(
+def start_chains(
     objective: Objective,
     face: LocalSearchFace,
     rng: np.random.Generator,
     kernel: str,
     params: Mapping[str, float],
-) -> Chain:
-    """A chain from a fresh start state drawn by `rng`, its start accounted as the first evaluation."""
-    chain = Chain(face, face.start(rng), kernel, params, seed=int(rng.integers(2**62)))
-    chain.set_target(objective.budget.target)
-    hand_over(objective, chain, [(1, chain.start_value)])
-    return chain
+    count: int = 1,
+) -> list[Chain]:
+    """`count` chains, each from a fresh start state drawn by `rng` and accounted as one evaluation."""
+    chains: list[Chain] = []
+    for _ in range(count):
+        chain = Chain(face, face.start(rng), kernel, params, seed=int(rng.integers(2**62)))
+        chain.set_target(objective.budget.target)
+        chains.append(chain)
+        _account(objective, chains, [(_total(chains), chain.start_value)])
+    return chains
 
 
-def run_chunks(objective: Objective, chain: Chain, chunk: int, repair=None) -> None:
-    """Chunks of at most `chunk` moves until the objective raises Stop; `repair(chain, left)` after each."""
-    while True:
-        left = objective.evaluations_left()
-        hand_over(objective, chain, chain.step(chunk if left is None else min(chunk, left)))
-        if repair is not None:
-            hand_over(objective, chain, repair(chain, objective.evaluations_left()))
+Repair = Callable[[Chain, int | None], list[tuple[int, int]]]
+
+
+def run_chains(
+    objective: Objective,
+    chains: Sequence[Chain],
+    chunk: int,
+    repair: Repair | None = None,
+    exchange: int = 0,
+) -> None:
+    """Epochs of at most `chunk` moves per chain until the objective raises Stop.
+
+    Two or more chains run on their own threads (the kernels release the GIL). After each epoch
+    `repair(chain, evaluations left)` runs on every chain in turn, and every `exchange` epochs
+    (0: never) a chain whose current board is worse than the best board found copies it. Epochs
+    are counted in moves, never in time, so a seed gives the same run on any machine and load.
+    Evaluation indices count the chains' moves as if they took turns, one move each, so a
+    parallel run's trace and budget read like a single chain's.
+    """
+    kernels.for_face(chains[0].face.propose, chains[0].face.delta, chains[0].face.apply)  # compile once
+    pool = ThreadPoolExecutor(len(chains)) if len(chains) > 1 else None
+    try:
+        epoch = 0
+        while True:
+            shares = _shares(chunk, objective.evaluations_left(), len(chains))
+            before = [chain.evaluations for chain in chains]
+            found = list(pool.map(Chain.step, chains, shares)) if pool else [chains[0].step(shares[0])]
+            _account(objective, chains, _interleave(before, found, [c.evaluations for c in chains]))
+            if repair is not None:
+                for chain in chains:
+                    repaired = repair(chain, objective.evaluations_left())
+                    _account(objective, chains, [(_total(chains), value) for _, value in repaired])
+            epoch += 1
+            if exchange and epoch % exchange == 0:
+                _exchange(chains)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+
+def _total(chains: Sequence[Chain]) -> int:
+    return sum(chain.evaluations for chain in chains)
+
+
+def _shares(chunk: int, left: int | None, count: int) -> list[int]:
+    """Moves per chain in the next epoch: `chunk` each, or the budget left split as evenly as it goes."""
+    if left is None:
+        return [chunk] * count
+    q, r = divmod(min(left, chunk * count), count)
+    return [q + (c < r) for c in range(count)]
+
+
+def _interleave(
+    before: Sequence[int], found: Sequence[Sequence[tuple[int, int]]], after: Sequence[int]
+) -> list[tuple[int, int]]:
+    """The chains' improvements at run-wide evaluation indices, the chains taking turns move by move.
+
+    Chain c's j-th move of the epoch comes after j moves of each earlier chain and j - 1 of each
+    later one (fewer when a chain stopped early, at its target).
+    """
+    base, moves = sum(before), [a - b for a, b in zip(after, before, strict=True)]
+    indexed = []
+    for c, improvements in enumerate(found):
+        for index, value in improvements:
+            j = index - before[c]
+            earlier = sum(min(j, m) for m in moves[:c]) + sum(min(j - 1, m) for m in moves[c + 1 :])
+            indexed.append((base + earlier + j, value))
+    return sorted(indexed)
+
+
+def _leader(chains: Sequence[Chain]) -> Chain:
+    """The chain holding the best board (the first of equals)."""
+    return min(chains, key=lambda chain: int(chain.ctl[2]))
+
+
+def _account(objective: Objective, chains: Sequence[Chain], improvements: Sequence[tuple[int, int]]) -> None:
+    """Give the objective the run's count and improvements (it raises Stop when the budget ends)."""
+    leader = _leader(chains)
+    genome = leader.face.genome(leader.best) if improvements else None
+    objective.account(_total(chains), improvements, genome)
+
+
+def _exchange(chains: Sequence[Chain]) -> None:
+    """Chains whose current board is worse than the best board found restart from it."""
+    leader = _leader(chains)
+    for chain in chains:
+        if chain is not leader and chain.ctl[1] > leader.ctl[2]:
+            chain.adopt(leader.best, int(leader.ctl[2]))
 
 
 def warm_up(face: LocalSearchFace, kernel: str) -> None:

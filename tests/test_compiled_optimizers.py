@@ -62,8 +62,10 @@ def test_chunks_give_the_same_trace_as_one_chunk():
         CompiledSA(**SA, chunk=10_000),
         CompiledILS(patience=500, kick=3),
         HybridVLNS(**SA, every=20_000, steps=3, size=20),
+        CompiledSA(**SA, chunk=10_000, chains=2, exchange=2),
+        HybridVLNS(**SA, every=20_000, steps=3, size=20, chains=3, exchange=1),
     ],
-    ids=lambda o: o.name,
+    ids=lambda o: f"{o.name}-{o.chains}",
 )
 def test_evaluation_budget_is_exact(optimizer):
     """The run ends on exactly the budget; the recorded best is the true fitness of the recorded board."""
@@ -72,6 +74,28 @@ def test_evaluation_budget_is_exact(optimizer):
     assert _true_best(result, face) == result.best
     evals = [e for e, _, _ in result.trace]
     assert evals[0] == 1 and evals == sorted(evals) and evals[-1] <= 123_457
+
+
+@pytest.mark.parametrize("chains", [2, 3])
+def test_parallel_chains_repeat_their_trace_for_a_seed_and_differ_for_another(chains):
+    """Chains on threads, exchanging boards: the same seed gives the same trace, whatever the load."""
+    optimizer = HybridVLNS(**SA, every=9_000, steps=2, size=12, chains=chains, exchange=2)
+    first, face = _run(optimizer, Budget(evaluations=150_000))
+    again, _ = _run(optimizer, Budget(evaluations=150_000))
+    other, _ = _run(optimizer, Budget(evaluations=150_000), seed=4)
+    assert [(e, v) for e, _, v in first.trace] == [(e, v) for e, _, v in again.trace]
+    assert [(e, v) for e, _, v in first.trace] != [(e, v) for e, _, v in other.trace]
+    assert _true_best(first, face) == first.best == again.best
+    assert first.trace[0][0] == 1 and first.evaluations == 150_000
+
+
+def test_chains_interleave_move_by_move():
+    """Run-wide indices: chain c's j-th move follows j moves of earlier chains, j - 1 of later ones."""
+    from heuristics.local_search import _interleave
+
+    # chain 0 improved on its 3rd move, chain 1 on its 1st and 5th; chain 0 stopped after 3 moves
+    found = [[(13, 7)], [(21, 9), (25, 6)]]
+    assert _interleave([10, 20], found, [13, 26]) == [(32, 9), (35, 7), (38, 6)]  # c0 c1 c0 c1 c0 c1 c1 c1
 
 
 def test_target_stops_on_the_improving_evaluation():
