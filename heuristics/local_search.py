@@ -53,7 +53,8 @@ class Chain:
         f = int(face.fitness(self.inst, self.st))
         self.ctl = np.array([1, f, f, 0, 0, f], np.int64)
         self.params = np.array([params[k] for k in KERNEL_PARAMS[kernel]] + [-1], np.float64)
-        self.start_value = f
+        self.scale = face.scale
+        self.start_value = f // self.scale
         self._te = np.zeros(trace_cap, np.int64)
         self._tv = np.zeros(trace_cap, np.int64)
 
@@ -63,8 +64,8 @@ class Chain:
         return int(self.ctl[0])
 
     def set_target(self, target: float | None) -> None:
-        """Stop a chunk as soon as the best reaches `target` (None: never)."""
-        self.params[-1] = -1 if target is None else np.floor(target)
+        """Stop a chunk as soon as the best reaches `target` (None: never), on the face's scale."""
+        self.params[-1] = -1 if target is None else np.floor(target) * self.scale + self.scale - 1
 
     def step(self, max_moves: int) -> list[tuple[int, int]]:
         """Run one chunk of at most max_moves priced moves; the improvements it made."""
@@ -74,7 +75,8 @@ class Chain:
             _, nt = sa(self.inst, self.st, self.best, *common)
         else:
             _, nt = ils(self.inst, self.st, self.best, self.home, *common)
-        return list(zip(self._te[:nt].tolist(), self._tv[:nt].tolist(), strict=True))
+        values = (self._tv[:nt] // self.scale).tolist()
+        return list(zip(self._te[:nt].tolist(), values, strict=True))
 
     def repair(self, rng: np.random.Generator, steps: int, size: int) -> list[tuple[int, int]]:
         """Apply the face's large step to the current state; its improvement of the best, if any."""
@@ -85,7 +87,7 @@ class Chain:
             return []
         self.ctl[2] = self.ctl[1]
         self.best[:] = self.st
-        return [(self.evaluations, int(self.ctl[2]))]
+        return [(self.evaluations, int(self.ctl[2]) // self.scale)]
 
 
 def hand_over(objective: Objective, chain: Chain, improvements: Sequence[tuple[int, float]]) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from core import InputError, PermutationSpace
+from core import InputError, LocalSearchFace, PermutationSpace
 from puzzles.pieces import Piece, orientations, read_pieces
 
 MAX_WIDTH = 63
@@ -161,6 +161,24 @@ class PentominoStrip:
     def fitness(self, genome: np.ndarray) -> float:
         """Gap count of the bottom-left packing (lower is better)."""
         return float(self._pack(genome, self._no_placements) * self.width - self.area)
+
+    def local_search(self, scale: int = 1, **mix: float) -> LocalSearchFace:
+        """The compiled local-search face: moves priced by re-packing from the first changed position
+        (puzzles/strip_search.py); `scale` > 1 adds the overflow tie-break, `mix` the move weights."""
+        from puzzles import strip_search as face
+
+        inst = face.build_instance(self, scale, **mix)
+        oriented = bool(self.space.orientations)
+        return LocalSearchFace(
+            face.propose,
+            face.delta,
+            face.apply,
+            face.fitness,
+            inst,
+            start=lambda rng: face.state_from_genome(inst, self.space.random(rng)),
+            genome=lambda st: face.genome_of(inst, st, oriented),
+            scale=scale,
+        )
 
     def score(self, genome: np.ndarray) -> dict[str, float]:
         layout = self.decode(genome)
