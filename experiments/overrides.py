@@ -22,8 +22,9 @@ KINDS = {"Integer": "a whole number", "Float": "a number", "Boolean": "true or f
 
 
 def options(group: str) -> list[str]:
-    """The configs a group offers (the YAML files in configs/<group>/)."""
-    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
+    """The configs a group offers (the YAML files in configs/<group>/, nested ones as folder/name)."""
+    folder = CONFIG_DIR / group
+    return sorted(p.relative_to(folder).with_suffix("").as_posix() for p in folder.rglob("*.yaml"))
 
 
 def values(override: Override) -> list[str]:

@@ -30,8 +30,8 @@ from numba import njit
 from core.rng import randint, uniform
 
 SWAP, INSERT, REVERSE, TURN = 0, 1, 2, 3
-MIX_FIELDS = ("w_swap", "w_insert", "w_reverse", "w_turn", "tail")
-DEFAULT_MIX = {"w_swap": 1.0, "w_insert": 1.0, "w_reverse": 0.5, "w_turn": 1.0, "tail": 0.0}
+MIX_FIELDS = ("w_swap", "w_insert", "w_reverse", "w_turn", "tail", "repack")
+DEFAULT_MIX = {"w_swap": 1.0, "w_insert": 1.0, "w_reverse": 0.5, "w_turn": 1.0, "tail": 0.0, "repack": 6}
 
 StripInstance = namedtuple(
     "StripInstance",
@@ -45,7 +45,7 @@ StripInstance = namedtuple(
         "area",
         "bound",  # ceil(area / width): rows of a perfect packing
         "scale",
-        "mix",  # float64[5]: move weights and tail (see MIX_FIELDS, choose_positions)
+        "mix",  # float64[6]: move weights, tail and pieces re-packed by `repack` (see MIX_FIELDS)
         "scratch",  # int64[R]: a zero board delta packs on (left zero again)
     ],
 )
@@ -322,3 +322,143 @@ def propose(inst, st, rng):
     if x < mix[0] + mix[1]:
         return (INSERT, i, j, 0)
     return (REVERSE, min(i, j), max(i, j), 0)
+
+
+# ----------------------------------------------------------------------------- exact re-packing
+
+
+@njit(inline="always")
+def _first_empty(board, width, bound, row):
+    """The first empty cell, row-major from `row`, in the rows of a perfect packing ((-1, -1): none)."""
+    full = (1 << width) - 1
+    for r in range(row, bound):
+        if board[r] != full:
+            c = 0
+            while (board[r] >> c) & 1:
+                c += 1
+            return r, c
+    return -1, -1
+
+
+@njit(inline="always")
+def _fits(board, inst, p, o, row, col):
+    """Does piece p in orientation o lie inside the area bound and on empty cells at (row, col)?"""
+    if col < 0 or col + inst.dims[p, o, 1] > inst.width or row + inst.dims[p, o, 0] > inst.bound:
+        return False
+    for q in range(inst.dims[p, o, 2]):
+        if (board[row + inst.cells[p, o, q, 0]] >> (inst.cells[p, o, q, 1] + col)) & 1:
+            return False
+    return True
+
+
+@njit(inline="always")
+def _toggle(board, inst, p, o, row, col):
+    """Place (or, a second time, lift) piece p in orientation o at (row, col)."""
+    for q in range(inst.dims[p, o, 2]):
+        board[row + inst.cells[p, o, q, 0]] ^= 1 << (inst.cells[p, o, q, 1] + col)
+
+
+@njit(cache=True)
+def complete(inst, board, pieces, cap, order, turns):
+    """Place `pieces` in the rows of a perfect packing, each covering the first empty cell (Scott's
+    backtracking; a cell may stay a hole while the area bound allows); at most `cap` placements tried.
+
+    Why the first empty cell: pieces listed in the order of their first cells are then packed by the
+    decoder exactly where they lie (puzzles/rectangles.py, strip_genome). On success `order` and
+    `turns` hold the pieces in that order with their orientations. Returns (placements tried, found).
+    """
+    k, most = pieces.shape[0], inst.cells.shape[1]
+    slack = inst.bound * inst.width - inst.area
+    top = k + slack + 1
+    cr, cc, nxt = np.zeros(top, np.int64), np.zeros(top, np.int64), np.zeros(top, np.int64)
+    who, how, where = np.full(top, -1, np.int64), np.zeros(top, np.int64), np.zeros(top, np.int64)
+    used = np.zeros(k, np.bool_)
+    holes, placed, tried, d = 0, 0, 0, 0
+    cr[0], cc[0] = _first_empty(board, inst.width, inst.bound, 0)
+    if cr[0] < 0:
+        return tried, k == 0
+    while d >= 0:
+        if who[d] >= 0:  # undo this depth's last choice
+            _toggle(board, inst, pieces[who[d]], how[d], cr[d], where[d])
+            used[who[d]] = False
+            placed -= 1
+        elif who[d] == -2:
+            board[cr[d]] ^= 1 << cc[d]
+            holes -= 1
+        who[d] = -1
+        while nxt[d] <= k * most and who[d] == -1:
+            t = nxt[d]
+            nxt[d] += 1
+            if t == k * most:  # leave the cell empty
+                if holes < slack:
+                    board[cr[d]] ^= 1 << cc[d]
+                    holes += 1
+                    who[d] = -2
+                break
+            s, o = t // most, t % most
+            p = pieces[s]
+            if used[s] or o >= inst.counts[p]:
+                continue
+            tried += 1
+            if tried > cap:
+                return tried - 1, False
+            col = cc[d] - inst.cells[p, o, 0, 1]
+            if _fits(board, inst, p, o, cr[d], col):
+                _toggle(board, inst, p, o, cr[d], col)
+                used[s] = True
+                placed += 1
+                who[d], how[d], where[d] = s, o, col
+        if who[d] == -1:
+            d -= 1
+            continue
+        if placed == k:
+            j = 0
+            for e in range(d + 1):
+                if who[e] >= 0:
+                    order[j], turns[j] = pieces[who[e]], how[e]
+                    j += 1
+            return tried, True
+        r, c = _first_empty(board, inst.width, inst.bound, cr[d])
+        if r >= 0:
+            d += 1
+            cr[d], cc[d], nxt[d], who[d] = r, c, 0, -1
+    return tried, False
+
+
+@njit(cache=True)
+def _repack_tail(inst, st, k, cap):
+    """Re-pack the last k pieces exactly inside the area bound; the fitness change (never worse) and
+    the placements tried."""
+    n, R = inst.n, inst.rows
+    lo, us, ov, bd = _offsets(n)
+    first = n - k
+    before = _value(inst, st[us + n], st[ov + n])
+    if st[ov + first] > 0:  # the kept pieces already reach past the bound
+        return 0, 0
+    board = np.zeros(R, np.int64)
+    full = (1 << inst.width) - 1
+    board[: st[lo + first]] = full
+    for r in range(st[lo + first], st[us + first]):
+        board[r] = st[bd + first * R + r]
+    order, turns = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    tried, found = complete(inst, board, st[first:n].copy(), cap, order, turns)
+    if not found:
+        return 0, tried
+    saved = st[: 2 * n].copy()
+    st[first:n] = order
+    for j in range(k):
+        st[n + order[j]] = turns[j]
+    _repack_all(inst, st)
+    change = _value(inst, st[us + n], st[ov + n]) - before
+    if change >= 0:
+        st[: 2 * n] = saved
+        _repack_all(inst, st)
+        return 0, tried
+    return change, tried
+
+
+def repack(inst, st, rng, steps, size):
+    """The face's large step: re-pack the last `repack` pieces exactly (at most steps * size**2
+    placements tried); the board never gets worse. Returns (fitness change, placements tried)."""
+    k = min(int(inst.mix[5]), inst.n)
+    return _repack_tail(inst, st, k, steps * size * size)
