@@ -261,18 +261,33 @@ def delta(inst, st, mv):
 
 
 @njit(inline="always")
+def rewrite(inst, st, mv):
+    """Write a move into the genome part of a state (order or orientation) and nothing else."""
+    kind, i, j = mv[0], mv[1], mv[2]
+    if kind == TURN:
+        st[inst.n + st[i]] = mv[3]
+    elif kind == SWAP:
+        st[i], st[j] = st[j], st[i]
+    elif kind == INSERT:
+        p = st[i]
+        step = 1 if i < j else -1
+        for pos in range(i, j, step):
+            st[pos] = st[pos + step]
+        st[j] = p
+    else:
+        while i < j:
+            st[i], st[j] = st[j], st[i]
+            i += 1
+            j -= 1
+
+
+@njit(inline="always")
 def apply(inst, st, mv):
     """Make a move: write the new order or orientation, re-pack from the first changed position."""
     n, R = inst.n, inst.rows
     lo, us, ov, bd = _offsets(n)
     first, last = _span(mv)
-    if mv[0] == TURN:
-        st[n + st[first]] = mv[3]
-    else:
-        moved = np.empty(last - first + 1, np.int64)
-        for pos in range(first, last + 1):
-            moved[pos - first] = _piece_at(st, mv, pos)
-        st[first : last + 1] = moved
+    rewrite(inst, st, mv)
     board = inst.scratch
     low, used, over = st[lo + first], st[us + first], st[ov + first]
     for r in range(low, used):

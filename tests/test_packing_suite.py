@@ -125,3 +125,19 @@ def test_every_suite_instance_composes(compose_config):
     for name, optimum in expected.items():
         cfg = compose_config(f"puzzle=packing/{name}")
         assert build(cfg.puzzle, "puzzle").known_optimum == optimum
+
+
+def _sa_repack_run(strip: PentominoStrip, seed: int, budget: Budget):
+    """One run of the packing's strong method, with the settings of configs/optimizer/sa_repack.yaml."""
+    optimizer = HybridVLNS(t_start=8, t_end=1, period=2e5, every=1000, steps=1, size=80)
+    return minimize(strip.fitness, strip.space, optimizer, budget, seed, face=strip.local_search())
+
+
+def test_sa_repack_repeats_its_trace_and_spends_the_budget_exactly():
+    """Same seed, same trace (evaluations, best); an evaluation budget is spent to the evaluation, and
+    the best genome scores the best on the fitness face."""
+    strip = PentominoStrip(width=6, orientations="free", copies=2)
+    one, two = (_sa_repack_run(strip, 5, Budget(evaluations=30_000)) for _ in range(2))
+    assert [(e, v) for e, _, v in one.trace] == [(e, v) for e, _, v in two.trace]
+    assert one.evaluations == 30_000 and strip.fitness(one.best_genome) == one.best
+    assert [v for _, _, v in one.trace] == sorted({v for _, _, v in one.trace}, reverse=True)

@@ -10,7 +10,11 @@ from numba import njit
 
 from core.rng import make_rng
 from puzzles import strip_search as ss
+from puzzles.packing import Packing, box
 from puzzles.pentomino import PentominoStrip
+from puzzles.pieces import read_pieces
+from puzzles.rectangles import strip_genome
+from tests.exact_solve import solve
 
 
 @njit(cache=True)
@@ -83,3 +87,40 @@ def test_tie_break_counts_cells_past_the_area_bound(scale):
     layout = strip.decode(genome)
     over = int((layout.grid[10:] > 0).sum())
     assert ss.fitness(inst, ss.state_from_genome(inst, genome)) == 12 * scale + min(over, scale - 1)
+
+
+@pytest.mark.parametrize("width, orientations", [(6, "free"), (7, "free"), (6, "fixed")])
+def test_repack_never_worsens_and_keeps_the_state_fresh(width, orientations):
+    """The large step, from random states: the change it reports is the fitness change, never up,
+    within its placement cap, and the state stays a fresh decode of its genome."""
+    strip = PentominoStrip(width=width, orientations=orientations)
+    inst = strip.local_search().instance
+    rng = np.random.default_rng(width)
+    for _ in range(30):
+        st = ss.state_from_genome(inst, strip.space.random(rng))
+        before = ss.fitness(inst, st)
+        change, tried = ss.repack(inst, st, None, 1, 40)
+        assert change <= 0 and 0 <= tried <= 40**2
+        assert ss.fitness(inst, st) == before + change
+        _assert_state_is_a_fresh_decode(inst, st)
+
+
+@pytest.mark.parametrize("width", [3, 6])
+def test_repack_finds_the_tiling_whose_last_pieces_were_scrambled(width):
+    """A perfect tiling's genome with its last `repack` pieces shuffled and turned at random: the exact
+    step puts them back into a perfect rectangle (an exact search, so it must)."""
+    strip = PentominoStrip(width=width, orientations="free", repack=8)
+    inst = strip.local_search().instance
+    model = Packing(box(60 // width, width), read_pieces("pentominoes"))
+    genome = strip_genome(strip, model.grid(next(solve(model, model.cover()))))
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        scrambled = genome.copy()
+        scrambled[4:12] = rng.permutation(scrambled[4:12])
+        for p in scrambled[4:12]:
+            scrambled[12 + p] = rng.integers(strip.space.orientations[p])
+        st = ss.state_from_genome(inst, scrambled)
+        if ss.fitness(inst, st) == 0:
+            continue
+        ss.repack(inst, st, None, 1, 10**4)
+        assert ss.fitness(inst, st) == 0 == strip.fitness(ss.genome_of(inst, st, True))
