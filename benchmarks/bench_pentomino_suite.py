@@ -77,6 +77,30 @@ def replay(inst, st, made, taken, incremental):
     return cur
 
 
+@njit(cache=True)
+def price_from(inst, st, position, times):
+    """Price a turn of the piece at `position` (a re-pack from there on) `times` times; or, with
+    position -1, decode the genome from scratch `times` times."""
+    p = st[position]
+    mv = (ss.TURN, position, position, (st[inst.n + p] + 1) % inst.counts[p])
+    total = 0
+    for _ in range(times):
+        total += ss.fitness(inst, st) if position < 0 else ss.delta(inst, st, mv)
+    return total
+
+
+def profile(inst, start, times: int = 20_000) -> str:
+    """CPU cost of re-packing from a position, as a share of a full decode (where the work lies)."""
+    shares = []
+    for position in (-1, *range(0, inst.n, max(1, inst.n // 6))):
+        price_from(inst, start, position, 10)
+        t = time.process_time()
+        price_from(inst, start, position, times)
+        shares.append((position, time.process_time() - t))
+    full = shares[0][1]
+    return ", ".join(f"from {k}: {t / full:.0%}" for k, t in shares[1:])
+
+
 INSTANCES = {
     "free 6x10": dict(width=6, orientations="free"),
     "two sets, width 10": dict(width=10, orientations="free", copies=2),
@@ -110,6 +134,9 @@ def move_speed(moves: int, repeats: int) -> None:
         )
         report(
             timings, baseline="full decode", work=moves, unit="moves", targets={"incremental": "target >= 3x"}
+        )
+        print(
+            f"  profile, CPU of a re-pack from position k as a share of a full decode: {profile(inst, start)}"
         )
 
 
