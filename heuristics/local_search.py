@@ -25,7 +25,7 @@ def face_of(objective: Objective, who: str) -> LocalSearchFace:
     if objective.face is None:
         raise InputError(
             f"optimizer={who} needs a puzzle with a local-search face (an edge-matching puzzle "
-            "whose pieces turn, e.g. puzzle=eternity2); use optimizer=sa for this puzzle"
+            "whose pieces turn, e.g. puzzle=eternity2, or a pentomino strip); use optimizer=sa for this puzzle"
         )
     return objective.face
 
