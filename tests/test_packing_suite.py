@@ -65,7 +65,8 @@ def test_two_sets_stack_two_rectangles(width):
 
 def test_the_35_hexominoes():
     """35 free hexominoes (OEIS A000105): six connected cells each, no two alike under the square's
-    symmetries, and on width 15 no known optimum (no rectangle exists; the area bound is 0)."""
+    symmetries; 11 of them cover 4 and 2 cells of a checkerboard's colours (so no rectangle exists),
+    and on width 15 no known optimum (the area bound is 0)."""
     pieces = read_pieces("hexominoes")
     keys = set()
     for piece in pieces:
@@ -80,6 +81,8 @@ def test_the_35_hexominoes():
         assert len(cells) == 6 == len(seen)
         keys.add(min(tuple(map(tuple, o)) for o in orientations(piece)))
     assert len(pieces) == len(keys) == 35
+    colour_gap = [abs(2 * int((p.cells.sum(axis=1) % 2 == 0).sum()) - 6) for p in pieces]
+    assert sorted(colour_gap) == [0] * 24 + [2] * 11  # why no rectangle exists: 11 odd terms of 2
     strip = PentominoStrip(width=15, orientations="free", pieces="hexominoes")
     assert strip.known_optimum is None and strip.area_bound == 0
 
