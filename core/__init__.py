@@ -318,6 +318,8 @@ class LocalSearchFace:
     board as a genome of the puzzle's fitness face (for records, scores and pictures), and `repair`,
     if offered, is a large step `repair(instance, state, np_rng, steps, size) -> (fitness change,
     evaluations)` that never makes the board worse and prices at most size**2 moves a step.
+    `scale` > 1 says the face's fitness refines the puzzle's: it is `fitness * scale + tie-break`
+    (0 <= tie-break < scale), so a kernel can tell apart boards the puzzle scores alike.
     """
 
     propose: Any
@@ -328,3 +330,4 @@ class LocalSearchFace:
     start: Any
     genome: Any
     repair: Any = None
+    scale: int = 1

@@ -50,8 +50,15 @@ def search_dirs(argv: list[str]) -> list[Path]:
 
 
 def options(group: str, dirs: tuple[Path, ...] = ()) -> list[str]:
-    """The configs a group offers: the YAML files in configs/<group>/ and in the user's directories."""
-    return sorted({p.stem for d in (CONFIG_DIR, *dirs) for p in (d / group).glob("*.yaml")})
+    """The configs a group offers: the YAML files in configs/<group>/ and in the user's directories
+    (nested ones as folder/name)."""
+    return sorted(
+        {
+            p.relative_to(d / group).with_suffix("").as_posix()
+            for d in (CONFIG_DIR, *dirs)
+            for p in (d / group).rglob("*.yaml")
+        }
+    )
 
 
 def values(override: Override) -> list[str]:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from experiments import iohprofiler, plots
 from experiments.gather import gather_runs, gather_traces, group_keys
+from experiments.ranking import Ranking, cd_diagram, rank
 from experiments.records import atomic_write, write_picture, write_table
 from experiments.run import setup
 from experiments.stats import COMPARISON_COLUMNS, evaluations_to_optimum, pairwise, summarise
@@ -42,8 +43,14 @@ def two_parameter_axes(runs: pd.DataFrame, keys: list[str]) -> tuple[str, str] |
     return (numeric[0], numeric[1]) if len(numeric) == 2 else None
 
 
-def markdown(summary: pd.DataFrame, tests: pd.DataFrame, pictures: list[str], failed: int) -> str:
-    """The report: the summary table, which differences are significant, and the pictures."""
+def markdown(
+    summary: pd.DataFrame,
+    tests: pd.DataFrame,
+    pictures: list[str],
+    failed: int,
+    ranking: Ranking | None = None,
+) -> str:
+    """The report: the summary table, the ranking over instances, significant differences, pictures."""
     lines = [
         "# Sweep report",
         "",
@@ -52,6 +59,9 @@ def markdown(summary: pd.DataFrame, tests: pd.DataFrame, pictures: list[str], fa
         summary.to_markdown(index=False, floatfmt=".4g"),
         "",
     ]
+    if ranking is not None:
+        lines += ["## Ranking over instances", "", ranking.text, "", ranking.table.to_markdown(index=False)]
+        lines += ["", "![critical-difference diagram](cd_diagram.png)", ""]
     if len(tests):
         sig = tests[tests["significant"]]
         lines += [
@@ -145,10 +155,14 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
     axes = two_parameter_axes(ok, keys)
     if axes:
         pictures["heatmap.png"] = plots.heatmaps(ok, *axes, ylabel=what)
+    ranking = rank(ok, keys)
+    if ranking is not None:
+        write_table(ranking.table, out / "ranking.parquet")
+        write_picture(cd_diagram(ranking), out / "cd_diagram.png")
     for name, fig in pictures.items():
         write_picture(fig, out / name)
     iohprofiler.export(ok, ok_traces, out / iohprofiler.FOLDER, instance_columns(ok, keys))
-    text = markdown(summary, tests, list(pictures), failed)
+    text = markdown(summary, tests, list(pictures), failed, ranking)
     atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
     if not quiet:
         with pd.option_context("display.width", 200, "display.max_columns", 30):

@@ -26,7 +26,7 @@ def face_of(objective: Objective, who: str) -> LocalSearchFace:
     if objective.face is None:
         raise InputError(
             f"optimizer={who} needs a puzzle with a local-search face (an edge-matching puzzle "
-            "whose pieces turn, e.g. puzzle=eternity2); use optimizer=sa for this puzzle"
+            "whose pieces turn, e.g. puzzle=eternity2, or a pentomino strip); use optimizer=sa for this puzzle"
         )
     return objective.face
 
@@ -54,7 +54,8 @@ class Chain:
         f = int(face.fitness(self.inst, self.st))
         self.ctl = np.array([1, f, f, 0, 0, f], np.int64)
         self.params = np.array([params[k] for k in KERNEL_PARAMS[kernel]] + [-1], np.float64)
-        self.start_value = f
+        self.scale = face.scale
+        self.start_value = f // self.scale
         self._te = np.zeros(trace_cap, np.int64)
         self._tv = np.zeros(trace_cap, np.int64)
 
@@ -64,8 +65,8 @@ class Chain:
         return int(self.ctl[0])
 
     def set_target(self, target: float | None) -> None:
-        """Stop a chunk as soon as the best reaches `target` (None: never)."""
-        self.params[-1] = -1 if target is None else np.floor(target)
+        """Stop a chunk as soon as the best reaches `target` (None: never), on the face's scale."""
+        self.params[-1] = -1 if target is None else np.floor(target) * self.scale + self.scale - 1
 
     def step(self, max_moves: int) -> list[tuple[int, int]]:
         """Run one chunk of at most max_moves priced moves; the improvements it made."""
@@ -75,7 +76,8 @@ class Chain:
             _, nt = sa(self.inst, self.st, self.best, *common)
         else:
             _, nt = ils(self.inst, self.st, self.best, self.home, *common)
-        return list(zip(self._te[:nt].tolist(), self._tv[:nt].tolist(), strict=True))
+        values = (self._tv[:nt] // self.scale).tolist()
+        return list(zip(self._te[:nt].tolist(), values, strict=True))
 
     def adopt(self, state: np.ndarray, value: int) -> None:
         """Continue from another chain's board (its fitness `value`); this chain's best is kept."""
@@ -93,7 +95,7 @@ class Chain:
             return []
         self.ctl[2] = self.ctl[1]
         self.best[:] = self.st
-        return [(self.evaluations, int(self.ctl[2]))]
+        return [(self.evaluations, int(self.ctl[2]) // self.scale)]
 
 
 def start_chains(

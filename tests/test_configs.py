@@ -6,13 +6,10 @@ from __future__ import annotations
 import pytest
 
 from experiments.build import build
+from experiments.overrides import options as choices
 from experiments.schema import CONFIG_DIR, component_targets
 
 COMPONENTS = ("puzzle", "optimizer", "task")
-
-
-def choices(group: str) -> list[str]:
-    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
 
 
 @pytest.mark.parametrize("group, name", [(g, n) for g in COMPONENTS for n in choices(g)])

@@ -63,7 +63,7 @@ def test_tiny_multirun_writes_the_aggregate_table(tmp_path):
 
 OPTIMIZERS = (
     "backtrack, ga, greedy, greedy_faithful, hybrid_vlns, ils_compiled, lahc, random_search, sa, "
-    "sa_compiled, sa_compiled_eternity2_like, two_opt, two_opt_swap, vcopt_opt2, vcopt_tspga"
+    "sa_compiled, sa_compiled_eternity2_like, sa_repack, two_opt, two_opt_swap, vcopt_opt2, vcopt_tspga"
 )
 
 
@@ -111,8 +111,8 @@ def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, line):
         (
             ["puzzle.widht=7"],
             (
-                "error: puzzle has no setting 'widht'; it takes: width, orientations, pieces "
-                "(prefix a new key with + to add it)"
+                "error: puzzle has no setting 'widht'; it takes: width, orientations, pieces, copies, "
+                "tie_break, repack (prefix a new key with + to add it)"
             ),
         ),
         (
