@@ -317,6 +317,8 @@ class LocalSearchFace:
     board as a genome of the puzzle's fitness face (for records, scores and pictures), and `repair`,
     if offered, is a large step `repair(instance, state, np_rng, steps, size) -> (fitness change,
     evaluations)` that never makes the board worse and prices at most size**2 moves a step.
+    `greedy(np_rng)`, if offered, is a constructive start: the legal state of a greedy board (an
+    optimiser's `start: greedy`).
     """
 
     propose: Any
@@ -327,3 +329,4 @@ class LocalSearchFace:
     start: Any
     genome: Any
     repair: Any = None
+    greedy: Any = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from core import InputError
-from heuristics.local_search import Chain, face_of, run_chunks, start_chain
+from heuristics.local_search import Chain, check_start, face_of, run_chunks, start_chain
 from heuristics.objective import Objective
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
@@ -26,21 +26,29 @@ def _positive(**settings: float) -> None:
 class CompiledSA:
     """Simulated annealing on the local-search face: Metropolis acceptance, cyclic geometric cooling
     from t_start to t_end every `period` evaluations (the schedule depends on evaluations, never on time).
+    `start`: from the face's random board or its greedy one (every compiled optimiser takes it).
     """
 
     name = "sa_compiled"
     evaluation_kind = "priced move"
     kernel = "sa"
 
-    def __init__(self, t_start: float = 0.5, t_end: float = 0.07, period: float = 1.5e8, chunk: int = CHUNK):
+    def __init__(
+        self,
+        t_start: float = 0.5,
+        t_end: float = 0.07,
+        period: float = 1.5e8,
+        chunk: int = CHUNK,
+        start: str = "random",
+    ):
         _positive(t_start=t_start, t_end=t_end, period=period, chunk=chunk)
         if t_end > t_start:
             raise InputError(f"optimizer.t_end must be <= t_start, got t_start={t_start}, t_end={t_end}")
         self.params = {"t_start": t_start, "t_end": t_end, "period": period}
-        self.chunk = chunk
+        self.chunk, self.start = chunk, check_start(start)
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        chain = start_chain(objective, face_of(objective, self.name), rng, "sa", self.params)
+        chain = start_chain(objective, face_of(objective, self.name), rng, "sa", self.params, self.start)
         run_chunks(objective, chain, self.chunk)
 
 
@@ -52,13 +60,13 @@ class CompiledILS:
     evaluation_kind = "priced move"
     kernel = "ils"
 
-    def __init__(self, patience: int = 20000, kick: int = 8, chunk: int = CHUNK):
+    def __init__(self, patience: int = 20000, kick: int = 8, chunk: int = CHUNK, start: str = "random"):
         _positive(patience=patience, kick=kick, chunk=chunk)
         self.params = {"patience": patience, "kick": kick}
-        self.chunk = chunk
+        self.chunk, self.start = chunk, check_start(start)
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        chain = start_chain(objective, face_of(objective, self.name), rng, "ils", self.params)
+        chain = start_chain(objective, face_of(objective, self.name), rng, "ils", self.params, self.start)
         run_chunks(objective, chain, self.chunk)
 
 
@@ -80,8 +88,9 @@ class HybridVLNS(CompiledSA):
         every: int = 1 << 20,
         steps: int = 20,
         size: int = 98,
+        start: str = "random",
     ):
-        super().__init__(t_start, t_end, period, every)
+        super().__init__(t_start, t_end, period, every, start)
         _positive(steps=steps, size=size)
         self.steps, self.size = steps, size
 
@@ -92,7 +101,7 @@ class HybridVLNS(CompiledSA):
                 f"optimizer={self.name} needs a puzzle whose face offers a large step; "
                 "use optimizer=sa_compiled"
             )
-        chain = start_chain(objective, face, rng, "sa", self.params)
+        chain = start_chain(objective, face, rng, "sa", self.params, self.start)
         repair_rng = np.random.default_rng(rng.integers(2**62))
 
         def repair(chain: Chain, left: int | None) -> list[tuple[int, int]]:

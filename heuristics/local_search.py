@@ -18,6 +18,7 @@ from heuristics import kernels
 from heuristics.objective import Objective
 
 KERNEL_PARAMS = {"sa": ("t_start", "t_end", "period"), "ils": ("patience", "kick")}
+STARTS = ("random", "greedy")  # an optimiser's `start`: the face's random board or its greedy one
 
 
 def face_of(objective: Objective, who: str) -> LocalSearchFace:
@@ -94,15 +95,34 @@ def hand_over(objective: Objective, chain: Chain, improvements: Sequence[tuple[i
     objective.account(chain.evaluations, improvements, genome)
 
 
+def check_start(start: str) -> str:
+    """An optimiser's `start` setting, or a one-line error naming the choices."""
+    if start not in STARTS:
+        raise InputError(f"optimizer.start must be one of {', '.join(STARTS)}, got {start!r}")
+    return start
+
+
+def start_state(face: LocalSearchFace, rng: np.random.Generator, start: str) -> np.ndarray:
+    """The chain's first board: the face's random one, or its greedy one (start='greedy')."""
+    if start == "random":
+        return face.start(rng)
+    if face.greedy is None:
+        raise InputError(
+            "optimizer.start=greedy needs a puzzle whose face offers a greedy board; use start=random"
+        )
+    return face.greedy(rng)
+
+
 def start_chain(
     objective: Objective,
     face: LocalSearchFace,
     rng: np.random.Generator,
     kernel: str,
     params: Mapping[str, float],
+    start: str = "random",
 ) -> Chain:
-    """A chain from a fresh start state drawn by `rng`, its start accounted as the first evaluation."""
-    chain = Chain(face, face.start(rng), kernel, params, seed=int(rng.integers(2**62)))
+    """A chain from a start state (`start`: random or greedy) drawn by `rng`, accounted as the first evaluation."""
+    chain = Chain(face, start_state(face, rng, start), kernel, params, seed=int(rng.integers(2**62)))
     chain.set_target(objective.budget.target)
     hand_over(objective, chain, [(1, chain.start_value)])
     return chain

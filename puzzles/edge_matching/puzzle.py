@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import InputError, LocalSearchFace, PermutationSpace
+from core import ConstructiveSolver, InputError, LocalSearchFace, PermutationSpace
 from puzzles.edge_matching.board import Layout, check_hints, colour_board, inner_edges, turn_table
 from puzzles.edge_matching.fitness import fitness_plan, plan_unmatched
 from puzzles.edge_matching.instances import Instance, file_instance, generated_instance
@@ -130,21 +130,28 @@ class EdgeMatching:
         _check_preplaced(self.preplaced, rotations)
         self._tables()
 
-    def local_search(self) -> LocalSearchFace | None:
-        """The compiled local-search face, when the rules allow it: pieces turn and their grey sides
-        give every corner, frame and inner cell a piece of its class (None otherwise)."""
+    def local_search(self, builder: ConstructiveSolver | None = None) -> LocalSearchFace | None:
+        """The compiled local-search face, when the pieces' grey sides give every cell a piece of its
+        kind: with turns, its class (corner, frame, inner); without, its grey pattern (None otherwise).
+
+        builder: a constructive solver (`solve(puzzle) -> Layout`) whose board, made legal, is the
+        face's greedy start (puzzles/ never imports a solver, so the caller hands one in).
+        """
         from puzzles.edge_matching import local_search as face
         from puzzles.edge_matching.vlns import vlns_descent
 
-        if not self.rotations:
-            return None
         fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
         try:
-            inst = face.build_instance(self.sides, self.n, self.n, fixed=fixed)
+            inst = face.build_instance(self.sides, self.n, self.n, fixed=fixed, turns=self.rotations)
         except InputError:
             return None
+
+        def greedy(rng: np.random.Generator) -> np.ndarray:
+            board = builder.solve(self)
+            return face.legal_state(inst, 4 * board.piece + board.rotation)
+
         return LocalSearchFace(
-            face.propose,
+            face.propose if self.rotations else face.propose_fixed,
             face.delta,
             face.apply,
             face.fitness,
@@ -152,6 +159,7 @@ class EdgeMatching:
             start=lambda rng: face.random_state(inst, rng),
             genome=self.genome_of_state,
             repair=vlns_descent,
+            greedy=greedy if builder is not None else None,
         )
 
     def genome_of_state(self, state: np.ndarray) -> np.ndarray:
