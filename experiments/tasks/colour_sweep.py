@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -175,7 +175,7 @@ class ColourSweep:
         """The run's budget node; a compiled optimiser's evaluations are task.compiled_evaluations if set."""
         if kind != "compiled" or self.compiled_evaluations is None:
             return cfg.budget
-        return OmegaConf.merge(cfg.budget, {"evaluations": self.compiled_evaluations})
+        return cast(DictConfig, OmegaConf.merge(cfg.budget, {"evaluations": self.compiled_evaluations}))
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         optimizer = build(cfg.optimizer, "optimizer")

@@ -55,7 +55,7 @@ def run_record(cfg: DictConfig, puzzle: Puzzle, optimizer, result: Result, trace
     )
 
 
-def local_search_face(puzzle: Puzzle, optimizer) -> LocalSearchFace | None:
+def local_search_face(puzzle: Any, optimizer) -> LocalSearchFace | None:
     """The puzzle's local-search face, its kernel compiled, when the optimiser counts priced moves.
 
     The face's greedy start (`optimizer.start=greedy`) is the project's corrected greedy, handed in

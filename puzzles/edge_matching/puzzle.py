@@ -71,6 +71,17 @@ def _check_preplaced(rows: np.ndarray, rotations: bool) -> None:
         )
 
 
+def _greedy_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
+    """A face's greedy start: the solver's board of the puzzle, made a legal state (the rng is unused)."""
+    from puzzles.edge_matching.local_search import legal_state
+
+    def greedy(rng: np.random.Generator) -> np.ndarray:
+        board = solver.solve(puzzle)
+        return legal_state(inst, 4 * board.piece + board.rotation)
+
+    return greedy
+
+
 class EdgeMatching:
     """An edge-matching puzzle (pseudo or real Eternity II); minimise the unmatched inner edges.
 
@@ -145,11 +156,6 @@ class EdgeMatching:
             inst = face.build_instance(self.sides, self.n, self.n, fixed=fixed, turns=self.rotations)
         except InputError:
             return None
-
-        def greedy(rng: np.random.Generator) -> np.ndarray:
-            board = builder.solve(self)
-            return face.legal_state(inst, 4 * board.piece + board.rotation)
-
         return LocalSearchFace(
             face.propose if self.rotations else face.propose_fixed,
             face.delta,
@@ -159,7 +165,7 @@ class EdgeMatching:
             start=lambda rng: face.random_state(inst, rng),
             genome=self.genome_of_state,
             repair=vlns_descent,
-            greedy=greedy if builder is not None else None,
+            greedy=None if builder is None else _greedy_start(self, inst, builder),
         )
 
     def genome_of_state(self, state: np.ndarray) -> np.ndarray:
