@@ -152,7 +152,8 @@ def test_no_turn_groups_are_grey_patterns():
     """13 x 13, centre given: 4 frame sides of 11 cells and 120 free inner cells swap; corners never move."""
     puzzle = EdgeMatching(n=13, colours=20, instance_seed=3)
     inst = puzzle.local_search().instance
-    assert inst.turns == 1 and sorted(np.diff(inst.group_start).tolist()) == [11, 11, 11, 11, 120]
+    assert ef.FixedInstance._fields[: len(ef.EdgeInstance._fields)] == ef.EdgeInstance._fields
+    assert not ef.turning(inst) and sorted(np.diff(inst.group_start).tolist()) == [11, 11, 11, 11, 120]
     corners = [0, 12, 156, 168]
     assert (inst.cell_group[corners] == -1).all() and inst.cell_group[6 * 13 + 6] == -1  # the centre
     for g in range(len(inst.group_start) - 1):

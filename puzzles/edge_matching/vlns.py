@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 from scipy.optimize import linear_sum_assignment
 
-from puzzles.edge_matching.local_search import apply, cell_cost_new, cell_cost_now, turn_allowed
+from puzzles.edge_matching.local_search import apply, cell_cost_new, cell_cost_now, turn_allowed, turning
 
 MISFIT = 1 << 20  # cost of a piece on a cell it may not take (without turns: another grey pattern)
 
@@ -45,7 +45,7 @@ def independent_cells(inst, cells, order, k):
 
 
 @njit(cache=True)
-def assignment_costs(inst, st, cells):
+def assignment_costs(inst, st, cells, turns=True):
     """cost[i, j], turn[i, j]: unmatched joins of cell i holding the piece of cell j at its best allowed turn."""
     N = inst.n * inst.m
     k = cells.shape[0]
@@ -57,7 +57,7 @@ def assignment_costs(inst, st, cells):
             p = st[cells[j]] >> 2
             best, best_r = MISFIT, 0
             for r in range(4):
-                if not turn_allowed(inst, p, x, r):
+                if not turn_allowed(inst, p, x, r, turns):
                     continue
                 f = cell_cost_new(inst, st, N, x, 4 * p + r, -1, 0, -1)
                 if f < best:
@@ -87,7 +87,7 @@ def vlns_step(inst, st, cells, rng, k):
     chosen = independent_cells(inst, cells, rng.permutation(len(cells)), k)
     if len(chosen) < 2:
         return 0, 0
-    cost, turn = assignment_costs(inst, st, chosen)
+    cost, turn = assignment_costs(inst, st, chosen, turning(inst))
     rows, cols = linear_sum_assignment(cost)
     after = int(cost[rows, cols].sum())
     current = _current_cost(inst, st, chosen)  # as the cells stand (a piece may not be at its best turn)
