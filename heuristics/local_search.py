@@ -25,8 +25,8 @@ def face_of(objective: Objective, who: str) -> LocalSearchFace:
     """The objective's local-search face, or a one-line error saying what to use instead."""
     if objective.face is None:
         raise InputError(
-            f"optimizer={who} needs a puzzle with a local-search face (an edge-matching puzzle "
-            "whose pieces turn, e.g. puzzle=eternity2); use optimizer=sa for this puzzle"
+            f"optimizer={who} needs a puzzle with a local-search face (an edge-matching puzzle whose "
+            "grey sides give every cell its kind, e.g. puzzle=eternity2); use optimizer=sa for this puzzle"
         )
     return objective.face
 
