@@ -16,21 +16,10 @@ from puzzles.edge_matching.eternity2 import Eternity2, generate_e2_like, greedy_
 
 
 @njit(cache=True)
-def _check_moves(inst, st, rng, k, out):
-    """Make k random proposed moves; record delta and the from-scratch difference for each."""
+def _check_moves(propose, inst, st, rng, k, out):
+    """Make k moves drawn by `propose`; record delta and the from-scratch difference for each."""
     for i in range(k):
-        mv = ef.propose(inst, st, rng)
-        before = ef.fitness(inst, st)
-        out[i, 0] = ef.delta(inst, st, mv)
-        ef.apply(inst, st, mv)
-        out[i, 1] = ef.fitness(inst, st) - before
-
-
-@njit(cache=True)
-def _check_fixed_moves(inst, st, rng, k, out):
-    """_check_moves with the no-turn face's moves (propose_fixed)."""
-    for i in range(k):
-        mv = ef.propose_fixed(inst, st, rng)
+        mv = propose(inst, st, rng)
         before = ef.fitness(inst, st)
         out[i, 0] = ef.delta(inst, st, mv)
         ef.apply(inst, st, mv)
@@ -69,7 +58,7 @@ def test_delta_equals_fitness_difference(board, mix):
     st = ef.random_state(inst, np.random.default_rng(seed))
     ef.check_state(inst, st)
     out = np.zeros((300, 2), np.int64)
-    _check_moves(inst, st, make_rng(seed), 300, out)
+    _check_moves(ef.propose, inst, st, make_rng(seed), 300, out)
     assert (out[:, 0] == out[:, 1]).all()
     ef.check_state(inst, st)  # corners in corners, grey outward, hints kept, colour cache fresh
 
@@ -142,7 +131,7 @@ def test_no_turn_delta_equals_fitness_difference(board, focus):
     st = face.start(np.random.default_rng(seed))
     ef.check_state(inst, st)
     out = np.zeros((300, 2), np.int64)
-    _check_fixed_moves(inst, st, make_rng(seed), 300, out)
+    _check_moves(ef.propose_fixed, inst, st, make_rng(seed), 300, out)
     assert (out[:, 0] == out[:, 1]).all()
     ef.check_state(inst, st)
     assert puzzle.fitness(face.genome(st)) == ef.fitness(inst, st)  # both faces score the board alike
