@@ -110,7 +110,8 @@ class UnderBudget:
 
 
 def solver_kind(optimizer) -> str:
-    """ "constructive" (builds a board), "compiled" (counts priced moves) or "metaheuristic"."""
+    """The solver's kind, which picks its colour counts and budget: constructive (builds a board),
+    compiled (counts priced moves) or metaheuristic."""
     if hasattr(optimizer, "solve"):
         return "constructive"
     return (
