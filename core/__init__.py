@@ -320,6 +320,8 @@ class LocalSearchFace:
     evaluations)` that never makes the board worse and prices at most size**2 moves a step.
     `scale` > 1 says the face's fitness refines the puzzle's: it is `fitness * scale + tie-break`
     (0 <= tie-break < scale), so a kernel can tell apart boards the puzzle scores alike.
+    `greedy(np_rng)`, if offered, is a constructive start: the legal state of a greedy board (an
+    optimiser's `start: greedy`).
     """
 
     propose: Any
@@ -331,3 +333,4 @@ class LocalSearchFace:
     genome: Any
     repair: Any = None
     scale: int = 1
+    greedy: Any = None

@@ -133,7 +133,8 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful"):
     fig, axes = plt.subplots(2, len(panels), figsize=(6.5 * len(panels), 8.5), squeeze=False, sharey=True)
     for col, (title, mask) in enumerate(panels):
         groups = list(table[mask].groupby(["optimizer", "n"]))
-        colours = plt.get_cmap("tab10")(np.arange(len(groups)) % 10)
+        palette = "tab10" if len(groups) <= 10 else "tab20"  # tab20: a hue per solver, a shade per n
+        colours = plt.get_cmap(palette)(np.arange(len(groups)) % 20)
         for row, scale in enumerate(("linear", "log")):
             ax = axes[row, col]
             for colour, ((opt, n), rows) in zip(colours, groups):

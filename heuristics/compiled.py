@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from core import InputError
-from heuristics.local_search import Chain, face_of, run_chains, start_chains
+from heuristics.local_search import Chain, check_start, face_of, run_chains, start_chains
 from heuristics.objective import Objective
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
@@ -34,15 +34,16 @@ class Chains:
     kernel: str
     evaluation_kind = "priced move"
 
-    def __init__(self, params: dict[str, float], chunk: int, chains: int, exchange: int):
+    def __init__(self, params: dict[str, float], chunk: int, chains: int, exchange: int, start: str):
         _positive(chunk=chunk, chains=chains)
         if exchange < 0:
             raise InputError(f"optimizer.exchange must be 0 (never) or positive, got {exchange}")
         self.params, self.chunk, self.chains, self.exchange = params, chunk, chains, exchange
+        self.start = check_start(start)
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
         face = face_of(objective, self.name)
-        chains = start_chains(objective, face, rng, self.kernel, self.params, self.chains)
+        chains = start_chains(objective, face, rng, self.kernel, self.params, self.chains, self.start)
         run_chains(objective, chains, self.chunk, self.repair(face, rng), self.exchange)
 
     def repair(self, face, rng: np.random.Generator):
@@ -53,6 +54,7 @@ class Chains:
 class CompiledSA(Chains):
     """Simulated annealing on the local-search face: Metropolis acceptance, cyclic geometric cooling
     from t_start to t_end every `period` evaluations (the schedule depends on evaluations, never on time).
+    `start`: from the face's random board or its greedy one (every compiled optimiser takes it).
     """
 
     name = "sa_compiled"
@@ -66,11 +68,13 @@ class CompiledSA(Chains):
         chunk: int = CHUNK,
         chains: int = 1,
         exchange: int = 8,
+        start: str = "random",
     ):
         _positive(t_start=t_start, t_end=t_end, period=period)
         if t_end > t_start:
             raise InputError(f"optimizer.t_end must be <= t_start, got t_start={t_start}, t_end={t_end}")
-        super().__init__({"t_start": t_start, "t_end": t_end, "period": period}, chunk, chains, exchange)
+        params = {"t_start": t_start, "t_end": t_end, "period": period}
+        super().__init__(params, chunk, chains, exchange, start)
 
 
 class CompiledILS(Chains):
@@ -81,10 +85,16 @@ class CompiledILS(Chains):
     kernel = "ils"
 
     def __init__(
-        self, patience: int = 20000, kick: int = 8, chunk: int = CHUNK, chains: int = 1, exchange: int = 8
+        self,
+        patience: int = 20000,
+        kick: int = 8,
+        chunk: int = CHUNK,
+        chains: int = 1,
+        exchange: int = 8,
+        start: str = "random",
     ):
         _positive(patience=patience, kick=kick)
-        super().__init__({"patience": patience, "kick": kick}, chunk, chains, exchange)
+        super().__init__({"patience": patience, "kick": kick}, chunk, chains, exchange, start)
 
 
 class HybridVLNS(CompiledSA):
@@ -107,8 +117,9 @@ class HybridVLNS(CompiledSA):
         size: int = 98,
         chains: int = 1,
         exchange: int = 8,
+        start: str = "random",
     ):
-        super().__init__(t_start, t_end, period, every, chains, exchange)
+        super().__init__(t_start, t_end, period, every, chains, exchange, start)
         _positive(steps=steps, size=size)
         self.steps, self.size = steps, size
 

@@ -187,9 +187,11 @@ def ils_bound(inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_
 
 
 def _sources_key(functions) -> str:
-    """A hash of every source the bound kernels compile from (numba's cache checks only its own file)."""
+    """A hash of every source the bound kernels compile from (numba's cache checks only its own file)
+    and of the functions' names (one module may hold two faces' propose: no-turn and turning)."""
     modules = {sys.modules[f.py_func.__module__] for f in functions} | {sys.modules[__name__], rng}
     text = "".join(sorted(inspect.getsource(m) for m in modules))
+    text += " ".join(f.py_func.__qualname__ for f in functions)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -19,14 +19,16 @@ from heuristics import kernels
 from heuristics.objective import Objective
 
 KERNEL_PARAMS = {"sa": ("t_start", "t_end", "period"), "ils": ("patience", "kick")}
+STARTS = ("random", "greedy")  # an optimiser's `start`: the face's random board or its greedy one
 
 
 def face_of(objective: Objective, who: str) -> LocalSearchFace:
     """The objective's local-search face, or a one-line error saying what to use instead."""
     if objective.face is None:
         raise InputError(
-            f"optimizer={who} needs a puzzle with a local-search face (an edge-matching puzzle "
-            "whose pieces turn, e.g. puzzle=eternity2, or a pentomino strip); use optimizer=sa for this puzzle"
+            f"optimizer={who} needs a puzzle with a local-search face (an edge-matching puzzle whose "
+            "grey sides give every cell its kind, e.g. puzzle=eternity2, or a pentomino strip); "
+            "use optimizer=sa for this puzzle"
         )
     return objective.face
 
@@ -98,6 +100,24 @@ class Chain:
         return [(self.evaluations, int(self.ctl[2]) // self.scale)]
 
 
+def check_start(start: str) -> str:
+    """An optimiser's `start` setting, or a one-line error naming the choices."""
+    if start not in STARTS:
+        raise InputError(f"optimizer.start must be one of {', '.join(STARTS)}, got {start!r}")
+    return start
+
+
+def start_state(face: LocalSearchFace, rng: np.random.Generator, start: str) -> np.ndarray:
+    """A chain's first board: the face's random one, or its greedy one (start='greedy')."""
+    if start == "random":
+        return face.start(rng)
+    if face.greedy is None:
+        raise InputError(
+            "optimizer.start=greedy needs a puzzle whose face offers a greedy board; use start=random"
+        )
+    return face.greedy(rng)
+
+
 def start_chains(
     objective: Objective,
     face: LocalSearchFace,
@@ -105,11 +125,13 @@ def start_chains(
     kernel: str,
     params: Mapping[str, float],
     count: int = 1,
+    start: str = "random",
 ) -> list[Chain]:
-    """`count` chains, each from a fresh start state drawn by `rng` and accounted as one evaluation."""
+    """`count` chains, each from a start state (`start`: random or greedy) drawn by `rng` and
+    accounted as one evaluation."""
     chains: list[Chain] = []
     for _ in range(count):
-        chain = Chain(face, face.start(rng), kernel, params, seed=int(rng.integers(2**62)))
+        chain = Chain(face, start_state(face, rng, start), kernel, params, seed=int(rng.integers(2**62)))
         chain.set_target(objective.budget.target)
         chains.append(chain)
         _account(objective, chains, [(_total(chains), chain.start_value)])

@@ -122,3 +122,26 @@ def test_a_misspelt_key_is_named_when_the_config_is_composed(tmp_path):
         "fix_centre, hints, pieces_file, order (prefix a new key with + to add it)"
     )
     assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_greedy_started_hybrid_runs_every_count_in_the_sweep(tmp_path):
+    """The compiled hybrid from the corrected greedy's board: every colour count, its own budget in
+    priced moves, and never fewer matched edges than the greedy it starts from."""
+    proc = run_app(
+        "+experiment=colour_sweep",
+        "puzzle.n=5",
+        "optimizer=greedy,hybrid_greedy",
+        "puzzle.instance_seed=0",
+        "task.compiled_evaluations=30000",
+        "task.pictures=[]",
+        "hydra.launcher.n_jobs=2",
+        f"hydra.sweep.dir={tmp_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    table = pd.read_csv(tmp_path / "colour_sweep_table.csv").set_index(["optimizer", "colours"])
+    hybrid, greedy = table.loc["hybrid_greedy"], table.loc["greedy"]
+    assert list(hybrid.index) == list(range(2, 41))  # every count
+    assert (hybrid["unmatched_edges"] <= greedy["unmatched_edges"]).all()
+    assert (hybrid["duplicates"] == 0).all()
+    runs = pd.read_csv(tmp_path / "runs.csv").set_index("optimizer")
+    assert runs.loc["hybrid_greedy", "budget.evaluations"] == 30000

@@ -7,7 +7,9 @@ import pytest
 
 from core import Budget, InputError, LocalSearchFace
 from heuristics.compiled import CompiledILS, CompiledSA, HybridVLNS
+from heuristics.edge_greedy import Greedy
 from heuristics.minimize import minimize
+from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching import local_search as ef
 from puzzles.edge_matching.eternity2 import e2_like_instance
 from puzzles.edge_matching.vlns import vlns_descent
@@ -141,3 +143,42 @@ def test_old_optimizers_still_count_fitness_calls_on_eternity2(tmp_path):
     """The Python SA baseline runs on the same puzzle through its fitness face."""
     row = _eternity2_run(tmp_path, "sa", 2000)
     assert (row["evaluation_kind"], row["evaluations"]) == ("fitness", 2000)
+
+
+@pytest.mark.parametrize(
+    "optimizer",
+    [
+        CompiledSA(**SA, start="greedy"),
+        CompiledILS(patience=500, kick=3, start="greedy"),
+        HybridVLNS(**SA, every=20_000, steps=3, size=20, start="greedy"),
+    ],
+    ids=lambda o: o.name,
+)
+def test_greedy_start_is_the_first_evaluation_and_never_lost(optimizer):
+    """start=greedy on the seed's rules: the first trace value is the corrected greedy's fitness
+    (its board is legal here, so nothing moves), and the run's best is never worse."""
+    puzzle = EdgeMatching(n=9, colours=12, instance_seed=4)
+    board = Greedy().solve(puzzle)
+    greedy_fitness = puzzle.fitness(puzzle.encode(board))
+    face = puzzle.local_search(Greedy())
+    assert ef.fitness(face.instance, face.greedy(None)) == greedy_fitness > 0
+    result = minimize(puzzle.fitness, puzzle.space, optimizer, Budget(evaluations=100_000), 5, face=face)
+    assert result.trace[0][0] == 1 and result.trace[0][2] == greedy_fitness
+    assert result.best <= greedy_fitness and puzzle.fitness(result.best_genome) == result.best
+
+
+def test_greedy_start_needs_a_face_that_offers_one():
+    """start=greedy on a face without a greedy, or a misspelt start: one line each."""
+    with pytest.raises(InputError, match="start=random"):
+        _run(CompiledSA(start="greedy"), Budget(evaluations=100))
+    with pytest.raises(InputError, match="optimizer.start must be one of random, greedy"):
+        CompiledSA(start="greedie")
+
+
+def test_each_face_gets_its_own_bound_kernel():
+    """Two proposes of one module (turning and no-turn) bind two kernels, not one cached for both."""
+    from heuristics import kernels
+
+    turning, _ = kernels.for_face(ef.propose, ef.delta, ef.apply)
+    fixed, _ = kernels.for_face(ef.propose_fixed, ef.delta, ef.apply)
+    assert turning is not fixed

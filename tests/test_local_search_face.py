@@ -8,16 +8,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 from numba import njit
 
+from core import InputError
 from core.rng import make_rng
+from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching import local_search as ef
 from puzzles.edge_matching.eternity2 import Eternity2, generate_e2_like, greedy_state
 
 
 @njit(cache=True)
-def _check_moves(inst, st, rng, k, out):
-    """Make k random proposed moves; record delta and the from-scratch difference for each."""
+def _check_moves(propose, inst, st, rng, k, out):
+    """Make k moves drawn by `propose`; record delta and the from-scratch difference for each."""
     for i in range(k):
-        mv = ef.propose(inst, st, rng)
+        mv = propose(inst, st, rng)
         before = ef.fitness(inst, st)
         out[i, 0] = ef.delta(inst, st, mv)
         ef.apply(inst, st, mv)
@@ -56,7 +58,7 @@ def test_delta_equals_fitness_difference(board, mix):
     st = ef.random_state(inst, np.random.default_rng(seed))
     ef.check_state(inst, st)
     out = np.zeros((300, 2), np.int64)
-    _check_moves(inst, st, make_rng(seed), 300, out)
+    _check_moves(ef.propose, inst, st, make_rng(seed), 300, out)
     assert (out[:, 0] == out[:, 1]).all()
     ef.check_state(inst, st)  # corners in corners, grey outward, hints kept, colour cache fresh
 
@@ -101,8 +103,83 @@ def test_generated_solution_is_perfect(n, m, frame, inner):
     assert ef.fitness(inst, st) == 0
 
 
-def test_seed_rules_offer_no_face():
-    """Pieces that never turn cannot keep grey sides outward by turning: no local-search face."""
-    from puzzles.edge_matching import EdgeMatching
+seed_boards = st_.tuples(
+    st_.integers(2, 8),
+    st_.integers(1, 30),
+    st_.sampled_from(["seed", "uniform"]),
+    st_.integers(0, 10**6),
+    st_.booleans(),
+)
 
-    assert EdgeMatching(n=5, rotations=False).local_search() is None
+
+@settings(max_examples=40, deadline=None)
+@given(seed_boards, st_.integers(0, 3))
+def test_no_turn_delta_equals_fitness_difference(board, focus):
+    """The seed's rules (no turns, centre given or not): delta == fitness(after) - fitness(before) for
+    random states and moves; moves keep every piece on its grey pattern, unturned."""
+    n, colours, generator, seed, centre = board
+    puzzle = EdgeMatching(
+        n=n,
+        colours=min(colours, 2 * n * (n - 1)),
+        generator=generator,
+        instance_seed=seed,
+        fix_centre=centre and n % 2 == 1,
+    )
+    face = puzzle.local_search()
+    inst = face.instance._replace(mix=face.instance.mix.copy())
+    inst.mix[8] = focus
+    st = face.start(np.random.default_rng(seed))
+    ef.check_state(inst, st)
+    out = np.zeros((300, 2), np.int64)
+    _check_moves(ef.propose_fixed, inst, st, make_rng(seed), 300, out)
+    assert (out[:, 0] == out[:, 1]).all()
+    ef.check_state(inst, st)
+    assert puzzle.fitness(face.genome(st)) == ef.fitness(inst, st)  # both faces score the board alike
+
+
+def test_no_turn_groups_are_grey_patterns():
+    """13 x 13, centre given: 4 frame sides of 11 cells and 120 free inner cells swap; corners never move."""
+    puzzle = EdgeMatching(n=13, colours=20, instance_seed=3)
+    inst = puzzle.local_search().instance
+    assert ef.FixedInstance._fields[: len(ef.EdgeInstance._fields)] == ef.EdgeInstance._fields
+    assert not ef.turning(inst) and sorted(np.diff(inst.group_start).tolist()) == [11, 11, 11, 11, 120]
+    corners = [0, 12, 156, 168]
+    assert (inst.cell_group[corners] == -1).all() and inst.cell_group[6 * 13 + 6] == -1  # the centre
+    for g in range(len(inst.group_start) - 1):
+        cells = inst.group_cells[inst.group_start[g] : inst.group_start[g + 1]]
+        assert len({(int(inst.cell_class[x]), int(inst.out_side[x])) for x in cells}) == 1
+
+
+def test_no_turn_solution_and_greedy_board_are_legal_states():
+    """The generating board is a perfect legal state; a solver's board is made legal, pieces kept once."""
+    from heuristics.edge_greedy import Greedy
+
+    puzzle = EdgeMatching(n=7, colours=3, instance_seed=2)
+    face = puzzle.local_search(Greedy())
+    sol = puzzle.solution()
+    st = ef.legal_state(face.instance, 4 * sol.piece + sol.rotation)
+    ef.check_state(face.instance, st)
+    assert ef.fitness(face.instance, st) == 0
+    board = face.greedy(None)
+    ef.check_state(face.instance, board)
+    assert puzzle.fitness(face.genome(board)) == ef.fitness(face.instance, board)
+
+
+@pytest.mark.parametrize("colours", [3, 20])
+def test_no_turn_vlns_keeps_patterns_and_never_worsens(colours):
+    """The exact reassignment step without turns: legal boards, its reported change is the true one."""
+    puzzle = EdgeMatching(n=9, colours=colours, instance_seed=5)
+    face = puzzle.local_search()
+    st = face.start(np.random.default_rng(1))
+    before = ef.fitness(face.instance, st)
+    change, _ = face.repair(face.instance, st, np.random.default_rng(2), 20, 40)
+    ef.check_state(face.instance, st)
+    assert change <= 0 and ef.fitness(face.instance, st) == before + change
+    assert change < 0  # a random board has plenty to gain
+
+
+def test_a_face_needs_pieces_that_fit_their_cells():
+    """Unturned pieces whose grey sides face inward fit no cell of their pattern: no face."""
+    pieces = np.array([[0, 0, 1, 2]] * 4)  # four top-left corners on a 2 x 2 board
+    with pytest.raises(InputError, match="grey pattern"):
+        ef.build_instance(pieces, 2, 2, turns=False)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,7 @@ from tqdm import tqdm
 from core import ConstructiveSolver, InputError, Optimizer
 from experiments.build import build, component_name, config_columns, make_budget, settings
 from experiments.records import RunRecord, write_picture, write_record, write_table
+from experiments.tasks.optimise import local_search_face
 from heuristics.edge_greedy import Greedy
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching, Layout, inner_edges
@@ -97,13 +98,25 @@ class UnderBudget:
     def solve(self, puzzle: EdgeMatching) -> Layout:
         """The best board the metaheuristic finds within the budget (stopping at a known optimum)."""
         budget = make_budget(self.budget, puzzle.known_optimum)
-        result = minimize(puzzle.fitness, puzzle.space, self.optimizer, budget, self.seed)
+        face = local_search_face(puzzle, self.optimizer)
+        result = minimize(puzzle.fitness, puzzle.space, self.optimizer, budget, self.seed, face=face)
         self.cost = {"evaluations": result.evaluations, "stop_reason": result.stop_reason}
         return puzzle.decode(result.best_genome)
 
     def warm_up(self, puzzle: EdgeMatching) -> None:
-        """Compile the fitness (or load numba's cache): one evaluation, where a solve is a whole run."""
+        """Compile the fitness and any face kernel (or load numba's cache), where a solve is a whole run."""
         puzzle.fitness(puzzle.space.identity())
+        local_search_face(puzzle, self.optimizer)
+
+
+def solver_kind(optimizer) -> str:
+    """The solver's kind, which picks its colour counts and budget: constructive (builds a board),
+    compiled (counts priced moves) or metaheuristic."""
+    if hasattr(optimizer, "solve"):
+        return "constructive"
+    return (
+        "compiled" if getattr(optimizer, "evaluation_kind", "fitness") == "priced move" else "metaheuristic"
+    )
 
 
 def warm_up(solver: ConstructiveSolver, puzzle: EdgeMatching) -> None:
@@ -119,6 +132,10 @@ class ColourSweep:
         points: constructive solvers: this many log-spaced counts instead of all (None: all).
         optimizer_points: metaheuristics, whose every point is a full run under the budget: this
             many log-spaced counts.
+        compiled_points: the same for compiled optimisers (they count priced moves and stop once a
+            board is solved, so they can afford every count: None).
+        compiled_evaluations: a compiled optimiser's evaluation budget per board, in priced moves
+            (about 100 of them cost one fitness call of the Python optimisers; None: budget.evaluations).
         pictures: colour counts whose board is drawn.
     """
 
@@ -127,28 +144,47 @@ class ColourSweep:
         colours: list[int] | None = None,
         points: int | None = None,
         optimizer_points: int = 16,
+        compiled_points: int | None = None,
+        compiled_evaluations: int | None = None,
         pictures: tuple[int, ...] = (),
     ):
-        for key, value in (("points", points), ("optimizer_points", optimizer_points)):
+        for key, value in (
+            ("points", points),
+            ("optimizer_points", optimizer_points),
+            ("compiled_points", compiled_points),
+        ):
             if value is not None and value < 2:
                 raise InputError(f"task.{key} must be at least 2 (log-spaced colour counts), got {value}")
-        self.colours, self.points, self.optimizer_points = colours, points, optimizer_points
+        self.colours, self.points = colours, points
+        self.optimizer_points, self.compiled_points = optimizer_points, compiled_points
+        self.compiled_evaluations = compiled_evaluations
         self.pictures = list(pictures)
 
-    def counts(self, base: dict[str, Any], budgeted: bool) -> list[int]:
-        """The colour counts to solve: a piece file's own, the given list, or the seed's range."""
+    def counts(self, base: dict[str, Any], kind: str) -> list[int]:
+        """The colour counts to solve: a piece file's own, the given list, or the seed's range.
+
+        kind: "constructive", "metaheuristic" or "compiled" (which of the task's point counts applies).
+        """
         if base.get("generator") == "file":
             return [base["colours"]]
         if self.colours is not None:
             return list(self.colours)
-        return seed_colours(int(base["n"]), self.optimizer_points if budgeted else self.points)
+        points = {"constructive": self.points, "metaheuristic": self.optimizer_points}
+        return seed_colours(int(base["n"]), points.get(kind, self.compiled_points))
+
+    def budget(self, cfg: DictConfig, kind: str) -> DictConfig:
+        """The run's budget node; a compiled optimiser's evaluations are task.compiled_evaluations if set."""
+        if kind != "compiled" or self.compiled_evaluations is None:
+            return cfg.budget
+        return cast(DictConfig, OmegaConf.merge(cfg.budget, {"evaluations": self.compiled_evaluations}))
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         optimizer = build(cfg.optimizer, "optimizer")
-        budgeted = not hasattr(optimizer, "solve")  # a metaheuristic: each point is a run under the budget
-        solver = UnderBudget(optimizer, cfg.budget, int(cfg.seed)) if budgeted else optimizer
+        kind = solver_kind(optimizer)
+        budget = self.budget(cfg, kind)
+        solver = optimizer if kind == "constructive" else UnderBudget(optimizer, budget, int(cfg.seed))
         base = settings(cfg.puzzle, "puzzle")
-        counts = self.counts(base, budgeted)
+        counts = self.counts(base, kind)
         warm_up(solver, build(OmegaConf.create({**base, "colours": counts[0]}), "puzzle"))
         rows, start, name = [], time.perf_counter(), component_name(cfg, "optimizer", solver)
         for colours in tqdm(counts, disable=not cfg.progress, desc=f"{name} n={base['n']}", leave=False):
@@ -162,6 +198,7 @@ class ColourSweep:
         table = pd.DataFrame(rows)
         write_table(table, run_dir / TABLE)
         config = {k: v for k, v in config_columns(cfg).items() if k != "puzzle.colours"}  # the sweep's axis
+        config["budget.evaluations"] = budget.evaluations
         return write_record(
             run_dir,
             RunRecord(

@@ -13,6 +13,7 @@ from tqdm import tqdm
 from core import LocalSearchFace, Puzzle, Result
 from experiments.build import build, component_name, config_columns, make_budget
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
+from heuristics.edge_greedy import Greedy
 from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
 
@@ -54,13 +55,17 @@ def run_record(cfg: DictConfig, puzzle: Puzzle, optimizer, result: Result, trace
     )
 
 
-def local_search_face(puzzle: Puzzle, optimizer) -> LocalSearchFace | None:
-    """The puzzle's local-search face, its kernel compiled, when the optimiser counts priced moves."""
+def local_search_face(puzzle: Any, optimizer) -> LocalSearchFace | None:
+    """The puzzle's local-search face, its kernel compiled, when the optimiser counts priced moves.
+
+    The face's greedy start (`optimizer.start=greedy`) is the project's corrected greedy, handed in
+    here because puzzles never import solvers.
+    """
     if getattr(optimizer, "evaluation_kind", "fitness") != "priced move" or not hasattr(
         puzzle, "local_search"
     ):
         return None
-    face = puzzle.local_search()
+    face = puzzle.local_search(Greedy())
     if face is not None:
         warm_up(face, optimizer.kernel)
     return face

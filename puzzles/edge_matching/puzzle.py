@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import InputError, LocalSearchFace, PermutationSpace
+from core import ConstructiveSolver, InputError, LocalSearchFace, PermutationSpace
 from puzzles.edge_matching.board import Layout, check_hints, colour_board, inner_edges, turn_table
 from puzzles.edge_matching.fitness import fitness_plan, plan_unmatched
 from puzzles.edge_matching.instances import Instance, file_instance, generated_instance
@@ -70,6 +70,17 @@ def _check_preplaced(rows: np.ndarray, rotations: bool) -> None:
             "puzzle.hints: a hint turns its piece but puzzle.rotations=false; "
             "use turns 0 or puzzle.rotations=true"
         )
+
+
+def _greedy_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
+    """A face's greedy start: the solver's board of the puzzle, made a legal state (the rng is unused)."""
+    from puzzles.edge_matching.local_search import legal_state
+
+    def greedy(rng: np.random.Generator) -> np.ndarray:
+        board = solver.solve(puzzle)
+        return legal_state(inst, 4 * board.piece + board.rotation)
+
+    return greedy
 
 
 class EdgeMatching:
@@ -137,21 +148,23 @@ class EdgeMatching:
         _check_preplaced(self.preplaced, rotations)
         self._tables()
 
-    def local_search(self) -> LocalSearchFace | None:
-        """The compiled local-search face, when the rules allow it: pieces turn and their grey sides
-        give every corner, frame and inner cell a piece of its class (None otherwise)."""
+    def local_search(self, builder: ConstructiveSolver | None = None) -> LocalSearchFace | None:
+        """The compiled local-search face, when the pieces' grey sides give every cell a piece of its
+        kind: with turns, its class (corner, frame, inner); without, its grey pattern (None otherwise).
+
+        builder: a constructive solver (`solve(puzzle) -> Layout`) whose board, made legal, is the
+        face's greedy start (puzzles/ never imports a solver, so the caller hands one in).
+        """
         from puzzles.edge_matching import local_search as face
         from puzzles.edge_matching.vlns import vlns_descent
 
-        if not self.rotations:
-            return None
         fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
         try:
-            inst = face.build_instance(self.sides, self.n, self.m, fixed=fixed)
+            inst = face.build_instance(self.sides, self.n, self.m, fixed=fixed, turns=self.rotations)
         except InputError:
             return None
         return LocalSearchFace(
-            face.propose,
+            face.propose if self.rotations else face.propose_fixed,
             face.delta,
             face.apply,
             face.fitness,
@@ -159,6 +172,7 @@ class EdgeMatching:
             start=lambda rng: face.random_state(inst, rng),
             genome=self.genome_of_state,
             repair=vlns_descent,
+            greedy=None if builder is None else _greedy_start(self, inst, builder),
         )
 
     def genome_of_state(self, state: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ putting piece j (with its best turn, or its forced turn on the border) on cell i
 where the other lifted pieces go: the best reassignment of all k pieces is a linear assignment
 problem, solved exactly by scipy's ``linear_sum_assignment`` -- a neighbourhood of k! * 4^k boards
 searched in one shot. It never makes the board worse (keeping every piece is one assignment).
+Without turns a piece keeps rotation 0 and may only take a cell of its grey pattern (others cost MISFIT).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import numpy as np
 from numba import njit
 from scipy.optimize import linear_sum_assignment
 
-from puzzles.edge_matching.local_search import INNER, apply, cell_cost_new, cell_cost_now, forced_rotation
+from puzzles.edge_matching.local_search import apply, cell_cost_new, cell_cost_now, turn_allowed, turning
+
+MISFIT = 1 << 20  # cost of a piece on a cell it may not take (without turns: another grey pattern)
 
 
 @njit(cache=True)
@@ -42,8 +45,8 @@ def independent_cells(inst, cells, order, k):
 
 
 @njit(cache=True)
-def assignment_costs(inst, st, cells):
-    """cost[i, j], turn[i, j]: unmatched joins of cell i holding the piece of cell j at its best turn."""
+def assignment_costs(inst, st, cells, turns=True):
+    """cost[i, j], turn[i, j]: unmatched joins of cell i holding the piece of cell j at its best allowed turn."""
     N = inst.n * inst.m
     k = cells.shape[0]
     cost = np.empty((k, k), np.int64)
@@ -52,9 +55,9 @@ def assignment_costs(inst, st, cells):
         x = cells[i]
         for j in range(k):
             p = st[cells[j]] >> 2
-            best, best_r = 5, 0
+            best, best_r = MISFIT, 0
             for r in range(4):
-                if inst.cell_class[x] != INNER and r != forced_rotation(inst, p, x):
+                if not turn_allowed(inst, p, x, r, turns):
                     continue
                 f = cell_cost_new(inst, st, N, x, 4 * p + r, -1, 0, -1)
                 if f < best:
@@ -84,7 +87,7 @@ def vlns_step(inst, st, cells, rng, k):
     chosen = independent_cells(inst, cells, rng.permutation(len(cells)), k)
     if len(chosen) < 2:
         return 0, 0
-    cost, turn = assignment_costs(inst, st, chosen)
+    cost, turn = assignment_costs(inst, st, chosen, turning(inst))
     rows, cols = linear_sum_assignment(cost)
     after = int(cost[rows, cols].sum())
     current = _current_cost(inst, st, chosen)  # as the cells stand (a piece may not be at its best turn)
