@@ -410,6 +410,30 @@ def cell_cost_new(inst, st, N, x, ox, other, o_other, skip):
 
 
 @njit(inline="always")
+def _inner_cost(inst, st, N, x):
+    """Unmatched joins around inner cell x: four neighbours, no grey side, four compares."""
+    b, c = 4 * x, N + 4 * x
+    return (
+        np.int64(st[c] != st[N + 4 * inst.nbr[b] + 2])
+        + np.int64(st[c + 1] != st[N + 4 * inst.nbr[b + 1] + 3])
+        + np.int64(st[c + 2] != st[N + 4 * inst.nbr[b + 2]])
+        + np.int64(st[c + 3] != st[N + 4 * inst.nbr[b + 3] + 1])
+    )
+
+
+@njit(inline="always")
+def _inner_cost_new(inst, st, N, x, o):
+    """Unmatched joins around inner cell x holding orient o, its neighbours as they stand."""
+    b, q = 4 * x, 4 * o
+    return (
+        np.int64(inst.rc[q] != st[N + 4 * inst.nbr[b] + 2])
+        + np.int64(inst.rc[q + 1] != st[N + 4 * inst.nbr[b + 1] + 3])
+        + np.int64(inst.rc[q + 2] != st[N + 4 * inst.nbr[b + 2]])
+        + np.int64(inst.rc[q + 3] != st[N + 4 * inst.nbr[b + 3] + 1])
+    )
+
+
+@njit(inline="always")
 def delta(inst, st, mv):
     """Fitness change of a move, reading only the joins around the changed cells.
 
@@ -419,6 +443,15 @@ def delta(inst, st, mv):
     N = inst.n * inst.m
     if a == b:
         return cell_cost_new(inst, st, N, a, oa, -1, 0, -1) - cell_cost_now(inst, st, N, a, -1)
+    gap = abs(a - b)
+    if inst.cell_class[a] == INNER and inst.cell_class[b] == INNER and gap != 1 and gap != inst.m:
+        # the common move, two inner cells apart: no border, no grey side, no shared join
+        return (
+            _inner_cost_new(inst, st, N, a, oa)
+            + _inner_cost_new(inst, st, N, b, ob)
+            - _inner_cost(inst, st, N, a)
+            - _inner_cost(inst, st, N, b)
+        )
     before = cell_cost_now(inst, st, N, a, -1) + cell_cost_now(inst, st, N, b, a)
     after = cell_cost_new(inst, st, N, a, oa, b, ob, -1) + cell_cost_new(inst, st, N, b, ob, a, oa, a)
     return after - before
@@ -453,12 +486,13 @@ def _two_distinct(rng, cells):
 
 
 @njit(inline="always")
-def _focused(inst, st, rng, cells):
-    """A cell from `cells`, redrawn up to mix[8] times while it matches all its joins."""
+def _focused(inst, st, rng, cells, inner=False):
+    """A cell from `cells`, redrawn up to mix[8] times while it matches all its joins
+    (`inner`: the cells are inner ones, whose cost takes four compares)."""
     N = inst.n * inst.m
     x = cells[randint(rng, cells.shape[0])]
     for _ in range(np.int64(inst.mix[8])):
-        if cell_cost_now(inst, st, N, x, -1) > 0:
+        if (_inner_cost(inst, st, N, x) if inner else cell_cost_now(inst, st, N, x, -1)) > 0:
             break
         x = cells[randint(rng, cells.shape[0])]
     return x
@@ -532,7 +566,7 @@ def propose(inst, st, rng):
         return a, b, 4 * pb + forced_rotation(inst, pb, a), 4 * pa + forced_rotation(inst, pa, b)
     v = uniform(rng)
     if v < mix[3] or ni < 2:  # turn one inner piece to one of its three other rotations
-        a = _focused(inst, st, rng, inst.inner_cells)
+        a = _focused(inst, st, rng, inst.inner_cells, True)
         o = st[a]
         o2 = (o & ~3) | ((o + 1 + randint(rng, 3)) & 3)
         return a, a, o2, o2
@@ -542,7 +576,7 @@ def propose(inst, st, rng):
         if b == a:
             a, b = _two_distinct(rng, inst.inner_cells)
     else:
-        a = _focused(inst, st, rng, inst.inner_cells)
+        a = _focused(inst, st, rng, inst.inner_cells, True)
         b = _other(rng, inst.inner_cells, a)
     oa0, ob0 = st[a], st[b]
     pa, pb = oa0 >> 2, ob0 >> 2
