@@ -2,7 +2,7 @@
 
     python -m benchmarks.bench_eternity2 speed                      # priced moves/s, 5 interleaved repeats
     python -m benchmarks.bench_eternity2 official                   # 60 s x 5 seeds, one core, hybrid_vlns
-    python -m benchmarks.bench_eternity2 official --seconds 600 --chains 2 --seeds 5 [--no-starter]
+    python -m benchmarks.bench_eternity2 official --seconds 600 --chains 2 --seeds 5 [--no-starter] [--set period=2e9]
     python -m benchmarks.bench_eternity2 generated --size 8 --seeds 10 --optimizers hybrid_vlns,sa_compiled
 
 speed: evaluations per CPU second through the Objective on 16 x 16, one core: priced moves of
@@ -28,7 +28,7 @@ from core import Budget
 from experiments.build import build
 from experiments.run import setup
 from experiments.schema import CONFIG_DIR
-from heuristics.compiled import CompiledSA
+from heuristics.compiled import Chains, CompiledSA
 from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
 from heuristics.sa import SimulatedAnnealing
@@ -65,27 +65,27 @@ def bench_speed(repeats: int) -> None:
     )
 
 
-def optimizer_named(name: str, chains: int):
-    """An optimiser from its config (configs/optimizer/<name>.yaml), with `chains` chains if compiled."""
+def optimizer_named(name: str, chains: int, settings: tuple[str, ...] | list[str] = ()):
+    """An optimiser from its config (configs/optimizer/<name>.yaml), with `chains` chains if compiled
+    and `settings` ("period=2.1e8") overriding its own."""
     setup()
     GlobalHydra.instance().clear()
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         overrides = [f"optimizer={name}"] + ([f"optimizer.chains={chains}"] if chains > 1 else [])
-        cfg = compose("config", overrides=overrides)
+        cfg = compose("config", overrides=overrides + [f"optimizer.{s}" for s in settings])
     return build(cfg.optimizer, "optimizer")
 
 
 def run_once(puzzle, optimizer, seconds: float, seed: int, target: float | None = None):
     """One run under a CPU-seconds budget (per core the optimiser uses)."""
-    cores = getattr(optimizer, "chains", 1)
-    face = puzzle.local_search()
+    compiled = isinstance(optimizer, Chains)
     return minimize(
         puzzle.fitness,
         puzzle.space,
         optimizer,
-        Budget(seconds=seconds * cores, target=target),
+        Budget(seconds=seconds * (optimizer.chains if compiled else 1), target=target),
         seed,
-        face=face if hasattr(optimizer, "chains") else None,
+        face=puzzle.local_search() if compiled else None,
         clock=time.process_time,
     )
 
@@ -93,7 +93,7 @@ def run_once(puzzle, optimizer, seconds: float, seed: int, target: float | None 
 def bench_official(args) -> None:
     """Matched joins of the official set after the budget, per seed, and their median."""
     puzzle = Eternity2(starter=args.starter)
-    optimizer = optimizer_named(args.method, args.chains)
+    optimizer = optimizer_named(args.method, args.chains, args.set)
     warm_up(puzzle.local_search(), optimizer.kernel)
     scores = []
     for seed in range(args.seeds):
@@ -114,7 +114,7 @@ def bench_official(args) -> None:
 def bench_generated(args) -> None:
     """Perfect boards within the budget, per optimiser, over seeds (each seed its own instance)."""
     for name in args.optimizers.split(","):
-        optimizer = optimizer_named(name, args.chains)
+        optimizer = optimizer_named(name, args.chains, args.set)
         solved, bests, times = 0, [], []
         for seed in range(args.seeds):
             puzzle = Eternity2Like(args.size, instance_seed=seed)
@@ -151,6 +151,14 @@ def main() -> None:
     generated.add_argument("--seeds", type=int, default=10)
     generated.add_argument("--chains", type=int, default=1)
     generated.add_argument("--optimizers", default="hybrid_vlns,sa_compiled,ils_compiled,sa,two_opt_swap,ga")
+    for command in (official, generated):
+        command.add_argument(
+            "--set",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="an optimizer setting, e.g. period=2.1e8 (repeatable)",
+        )
     args = parser.parse_args()
     if args.what == "speed":
         bench_speed(args.repeats)

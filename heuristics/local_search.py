@@ -128,10 +128,12 @@ def start_chains(
     start: str = "random",
 ) -> list[Chain]:
     """`count` chains, each from a start state (`start`: random or greedy) drawn by `rng` and
-    accounted as one evaluation."""
+    accounted as one evaluation. The greedy board is built once: every chain starts from it."""
+    greedy = start_state(face, rng, start) if start == "greedy" else None
     chains: list[Chain] = []
     for _ in range(count):
-        chain = Chain(face, start_state(face, rng, start), kernel, params, seed=int(rng.integers(2**62)))
+        state = greedy if greedy is not None else start_state(face, rng, start)
+        chain = Chain(face, state, kernel, params, seed=int(rng.integers(2**62)))
         chain.set_target(objective.budget.target)
         chains.append(chain)
         _account(objective, chains, [(_total(chains), chain.start_value)])
