@@ -20,14 +20,10 @@ import argparse
 import statistics
 import time
 
-from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
-
 from benchmarks.timing import compare, report
 from core import Budget
+from experiments.api import config
 from experiments.build import build
-from experiments.run import setup
-from experiments.schema import CONFIG_DIR
 from heuristics.compiled import Chains, CompiledSA
 from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
@@ -68,12 +64,8 @@ def bench_speed(repeats: int) -> None:
 def optimizer_named(name: str, chains: int, settings: tuple[str, ...] | list[str] = ()):
     """An optimiser from its config (configs/optimizer/<name>.yaml), with `chains` chains if compiled
     and `settings` ("period=2.1e8") overriding its own."""
-    setup()
-    GlobalHydra.instance().clear()
-    with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
-        overrides = [f"optimizer={name}"] + ([f"optimizer.chains={chains}"] if chains > 1 else [])
-        cfg = compose("config", overrides=overrides + [f"optimizer.{s}" for s in settings])
-    return build(cfg.optimizer, "optimizer")
+    overrides = ([f"optimizer.chains={chains}"] if chains > 1 else []) + [f"optimizer.{s}" for s in settings]
+    return build(config(optimizer=name, overrides=overrides).optimizer, "optimizer")
 
 
 def run_once(puzzle, optimizer, seconds: float, seed: int, target: float | None = None):
