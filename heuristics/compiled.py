@@ -11,13 +11,17 @@ run is the same for a seed whatever the machine: epochs are counted in moves, ne
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import partial
+
 import numpy as np
 
 from core import InputError
-from heuristics.local_search import Chain, check_start, face_of, run_chains, start_chains
+from heuristics.local_search import Chain, Pace, check_start, face_of, run_chains, start_chains
 from heuristics.objective import Objective
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
+FIRST_PERIOD = 1e15  # a time-budgeted run's period before its first epoch shows its pace: t_start
 
 
 def _positive(**settings: float) -> None:
@@ -44,7 +48,11 @@ class Chains:
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
         face = face_of(objective, self.name)
         chains = start_chains(objective, face, rng, self.kernel, self.params, self.chains, self.start)
-        run_chains(objective, chains, self.chunk, self.repair(face, rng), self.exchange)
+        run_chains(objective, chains, self.chunk, self.repair(face, rng), self.exchange, self.pace())
+
+    def pace(self) -> Pace | None:
+        """What to set on every chain before each epoch, from the run so far (None: nothing)."""
+        return None
 
     def repair(self, face, rng: np.random.Generator):
         """The step run on every chain between epochs (None: none)."""
@@ -53,8 +61,14 @@ class Chains:
 
 class CompiledSA(Chains):
     """Simulated annealing on the local-search face: Metropolis acceptance, cyclic geometric cooling
-    from t_start to t_end every `period` evaluations (the schedule depends on evaluations, never on time).
-    `start`: from the face's random board or its greedy one (every compiled optimiser takes it).
+    from t_start to t_end every `period` evaluations of a chain. `start`: from the face's random
+    board or its greedy one (every compiled optimiser takes it).
+
+    `period=None` (the default) cools once over the run: the period is a chain's share of the
+    evaluation budget, and under a time budget the evaluations the chain is on pace to make by the
+    end (its count so far x budget seconds / seconds so far, updated every epoch). A set period makes
+    the schedule a function of evaluations alone, so a seed gives the same moves on any machine;
+    a budget in evaluations does so with either.
     """
 
     name = "sa_compiled"
@@ -64,17 +78,39 @@ class CompiledSA(Chains):
         self,
         t_start: float = 0.5,
         t_end: float = 0.07,
-        period: float = 1.5e8,
+        period: float | None = None,
         chunk: int = CHUNK,
         chains: int = 1,
         exchange: int = 8,
         start: str = "random",
     ):
-        _positive(t_start=t_start, t_end=t_end, period=period)
+        _positive(t_start=t_start, t_end=t_end)
+        if period is not None:
+            _positive(period=period)
         if t_end > t_start:
             raise InputError(f"optimizer.t_end must be <= t_start, got t_start={t_start}, t_end={t_end}")
-        params = {"t_start": t_start, "t_end": t_end, "period": period}
+        self.period = period
+        params = {"t_start": t_start, "t_end": t_end, "period": period or FIRST_PERIOD}
         super().__init__(params, chunk, chains, exchange, start)
+
+    def pace(self) -> Pace | None:
+        return None if self.period is not None else partial(_one_cycle, margin=2 * self.chunk)
+
+
+def _one_cycle(objective: Objective, chains: Sequence[Chain], margin: int) -> None:
+    """Set each chain's cooling period to the evaluations it will have made when the budget ends.
+
+    On a time budget, at least `margin` more than it has: the next epoch must not wrap round to
+    t_start. An evaluation budget gives the end exactly (a chain's share, plus one), in any chunking.
+    """
+    budget, seconds = objective.budget, objective.seconds
+    for chain in chains:
+        done, ends = chain.evaluations, [FIRST_PERIOD]
+        if budget.evaluations is not None:
+            ends.append(budget.evaluations // len(chains) + 2)
+        if budget.seconds is not None and done > 1 and seconds > 0:
+            ends.append(max(done * budget.seconds / seconds, done + margin))
+        chain.params[2] = min(ends)
 
 
 class CompiledILS(Chains):
@@ -111,7 +147,7 @@ class HybridVLNS(CompiledSA):
         self,
         t_start: float = 0.5,
         t_end: float = 0.07,
-        period: float = 1.5e8,
+        period: float | None = None,
         every: int = 1 << 20,
         steps: int = 20,
         size: int = 98,

@@ -141,6 +141,7 @@ def start_chains(
 
 
 Repair = Callable[[Chain, int | None], list[tuple[int, int]]]
+Pace = Callable[[Objective, Sequence[Chain]], None]
 
 
 def run_chains(
@@ -149,12 +150,14 @@ def run_chains(
     chunk: int,
     repair: Repair | None = None,
     exchange: int = 0,
+    pace: Pace | None = None,
 ) -> None:
     """Epochs of at most `chunk` moves per chain until the objective raises Stop.
 
     Two or more chains run on their own threads (the kernels release the GIL). After each epoch
     `repair(chain, evaluations left)` runs on every chain in turn, and every `exchange` epochs
-    (0: never) a chain whose current board is worse than the best board found copies it. Epochs
+    (0: never) a chain whose current board is worse than the best board found copies it; before
+    each epoch `pace(objective, chains)` may retune the chains from the run so far. Epochs
     are counted in moves, never in time, so a seed gives the same run on any machine and load.
     Evaluation indices count the chains' moves as if they took turns, one move each, so a
     parallel run's trace and budget read like a single chain's.
@@ -164,6 +167,8 @@ def run_chains(
     try:
         epoch = 0
         while True:
+            if pace is not None:
+                pace(objective, chains)
             shares = _shares(chunk, objective.evaluations_left(), len(chains))
             before = [chain.evaluations for chain in chains]
             found = list(pool.map(Chain.step, chains, shares)) if pool else [chains[0].step(shares[0])]

@@ -182,3 +182,37 @@ def test_each_face_gets_its_own_bound_kernel():
     turning, _ = kernels.for_face(ef.propose, ef.delta, ef.apply)
     fixed, _ = kernels.for_face(ef.propose_fixed, ef.delta, ef.apply)
     assert turning is not fixed
+
+
+def test_default_period_is_one_cooling_cycle_over_an_evaluation_budget():
+    """period=None cools once over a chain's share of the budget: the same trace as that period
+    set by hand, in any chunking, and not the trace of another period."""
+    cool = {"t_start": 1.0, "t_end": 0.1}
+    auto, _ = _run(CompiledSA(**cool, chunk=7_777), Budget(evaluations=200_000))
+    by_hand, _ = _run(CompiledSA(**cool, period=200_002), Budget(evaluations=200_000))
+    other, _ = _run(CompiledSA(**cool, period=50_000), Budget(evaluations=200_000))
+    traces = [[(e, v) for e, _, v in r.trace] for r in (auto, by_hand, other)]
+    assert traces[0] == traces[1] != traces[2]
+    two, _ = _run(CompiledSA(**cool, chains=2), Budget(evaluations=200_000))
+    two_by_hand, _ = _run(CompiledSA(**cool, chains=2, period=100_002), Budget(evaluations=200_000))
+    assert [(e, v) for e, _, v in two.trace] == [(e, v) for e, _, v in two_by_hand.trace]
+
+
+def test_default_period_follows_the_pace_of_a_time_budget():
+    """Under a time budget a chain's period is the evaluations it is on pace to make by the end,
+    never less than the next epoch's end (the cooling must not wrap round to t_start)."""
+    from types import SimpleNamespace
+
+    from heuristics.compiled import _one_cycle
+
+    chain = SimpleNamespace(evaluations=1_000_000, params=[0.5, 0.07, 0.0])
+    objective = SimpleNamespace(budget=Budget(seconds=60), seconds=15.0)
+    _one_cycle(objective, [chain], margin=1000)
+    assert chain.params[2] == 4_000_000
+    objective.seconds = 59.999
+    _one_cycle(objective, [chain], margin=1000)
+    assert chain.params[2] == 1_001_000
+    objective.budget = Budget(seconds=60, evaluations=3_000_000)  # both: whichever ends first
+    objective.seconds = 15.0
+    _one_cycle(objective, [chain], margin=1000)
+    assert chain.params[2] == 3_000_002
