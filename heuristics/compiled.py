@@ -130,7 +130,30 @@ class CompiledILS(Chains):
         start: str = "random",
     ):
         _positive(patience=patience, kick=kick)
-        super().__init__({"patience": patience, "kick": kick}, chunk, chains, exchange, start)
+        params = {"patience": patience, "kick": kick, "restart": 0}
+        super().__init__(params, chunk, chains, exchange, start)
+
+
+class CompiledDescent(Chains):
+    """Local search with random restarts, the compiled counterpart of `two_opt_swap`: random-move
+    descent (sideways moves allowed) until `patience` moves bring no improvement, then `restart`
+    random moves (about a shuffle: by default 16 per cell of a 16 x 16 board) and descend again."""
+
+    name = "descent_compiled"
+    kernel = "ils"
+
+    def __init__(
+        self,
+        patience: int = 20000,
+        restart: int = 4096,
+        chunk: int = CHUNK,
+        chains: int = 1,
+        exchange: int = 0,
+        start: str = "random",
+    ):
+        _positive(patience=patience, restart=restart)
+        params = {"patience": patience, "kick": restart, "restart": 1}
+        super().__init__(params, chunk, chains, exchange, start)
 
 
 class HybridVLNS(CompiledSA):

@@ -100,7 +100,7 @@ def sa(propose, delta, apply, inst, st, best, rng, ctl, params, max_moves, trace
 
 # ----------------------------------------------------------------------------- iterated local search
 
-ILS_PARAMS = ("patience", "kick", "target")
+ILS_PARAMS = ("patience", "kick", "restart", "target")
 
 
 def ils(propose, delta, apply, inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_v):
@@ -108,11 +108,14 @@ def ils(propose, delta, apply, inst, st, best, home, rng, ctl, params, max_moves
 
     A descent ends after `patience` priced moves without a strict improvement; its end is compared
     with the home state (kept in `home`): better or equal becomes home, worse goes back to home. Then
-    `kick` random moves are applied whatever their price. params = [patience, kick, target];
+    `kick` random moves are applied whatever their price. With `restart` set (1) every local optimum
+    is left behind, whatever its value: a kick as long as a shuffle makes this descent with random
+    restarts (the compiled 2-opt). params = [patience, kick, restart, target];
     ctl[3] moves since the last strict improvement, ctl[4] kick moves still to make, ctl[5] home
     fitness (start it at the initial fitness, with home[:] = st).
     """
-    patience, kick, target = np.int64(params[0]), np.int64(params[1]), np.int64(params[2])
+    patience, kick, restart = np.int64(params[0]), np.int64(params[1]), params[2] > 0
+    target = np.int64(params[3])
     evals, cur, bestf = ctl[0], ctl[1], ctl[2]
     since, kick_left, home_f = ctl[3], ctl[4], ctl[5]
     nt, done = 0, 0
@@ -140,7 +143,9 @@ def ils(propose, delta, apply, inst, st, best, home, rng, ctl, params, max_moves
         else:
             since += 1
         if since >= patience:  # a local optimum (as far as sampling tells): accept or go home
-            if cur <= home_f:
+            if restart:
+                home_f = cur
+            elif cur <= home_f:
                 home[:] = st
                 home_f = cur
             else:

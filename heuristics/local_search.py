@@ -18,7 +18,7 @@ from core.rng import make_rng
 from heuristics import kernels
 from heuristics.objective import Objective
 
-KERNEL_PARAMS = {"sa": ("t_start", "t_end", "period"), "ils": ("patience", "kick")}
+KERNEL_PARAMS = {"sa": ("t_start", "t_end", "period"), "ils": ("patience", "kick", "restart")}
 STARTS = ("random", "greedy")  # an optimiser's `start`: the face's random board or its greedy one
 
 

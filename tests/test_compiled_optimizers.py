@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from core import Budget, InputError, LocalSearchFace
-from heuristics.compiled import CompiledILS, CompiledSA, HybridVLNS
+from heuristics.compiled import CompiledDescent, CompiledILS, CompiledSA, HybridVLNS
 from heuristics.edge_greedy import Greedy
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching
@@ -63,6 +63,7 @@ def test_chunks_give_the_same_trace_as_one_chunk():
     [
         CompiledSA(**SA, chunk=10_000),
         CompiledILS(patience=500, kick=3),
+        CompiledDescent(patience=500, restart=200),
         HybridVLNS(**SA, every=20_000, steps=3, size=20),
         CompiledSA(**SA, chunk=10_000, chains=2, exchange=2),
         HybridVLNS(**SA, every=20_000, steps=3, size=20, chains=3, exchange=1),
@@ -150,6 +151,7 @@ def test_old_optimizers_still_count_fitness_calls_on_eternity2(tmp_path):
     [
         CompiledSA(**SA, start="greedy"),
         CompiledILS(patience=500, kick=3, start="greedy"),
+        CompiledDescent(patience=500, restart=200, start="greedy"),
         HybridVLNS(**SA, every=20_000, steps=3, size=20, start="greedy"),
     ],
     ids=lambda o: o.name,
@@ -216,3 +218,13 @@ def test_default_period_follows_the_pace_of_a_time_budget():
     objective.seconds = 15.0
     _one_cycle(objective, [chain], margin=1000)
     assert chain.params[2] == 3_000_002
+
+
+def test_descent_restarts_where_ils_goes_home():
+    """Same seed and moves: ILS returns to its best local optimum after a kick, the restarted descent
+    never does, so its current board drifts further from its best and the runs part."""
+    ils, _ = _run(CompiledILS(patience=300, kick=400), Budget(evaluations=100_000))
+    descent, _ = _run(CompiledDescent(patience=300, restart=400), Budget(evaluations=100_000))
+    both = [[(e, v) for e, _, v in r.trace] for r in (ils, descent)]
+    prefix = next(i for i, (a, b) in enumerate(zip(*both, strict=False)) if a != b)
+    assert prefix > 1 and both[0][:prefix] == both[1][:prefix]
