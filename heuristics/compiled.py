@@ -134,13 +134,12 @@ class CompiledILS(Chains):
         super().__init__(params, chunk, chains, exchange, start)
 
 
-class CompiledDescent(Chains):
+class CompiledDescent(CompiledILS):
     """Local search with random restarts, the compiled counterpart of `two_opt_swap`: random-move
     descent (sideways moves allowed) until `patience` moves bring no improvement, then `restart`
     random moves (about a shuffle: by default 16 per cell of a 16 x 16 board) and descend again."""
 
     name = "descent_compiled"
-    kernel = "ils"
 
     def __init__(
         self,
@@ -151,9 +150,9 @@ class CompiledDescent(Chains):
         exchange: int = 0,
         start: str = "random",
     ):
-        _positive(patience=patience, restart=restart)
-        params = {"patience": patience, "kick": restart, "restart": 1}
-        super().__init__(params, chunk, chains, exchange, start)
+        _positive(restart=restart)
+        super().__init__(patience, restart, chunk, chains, exchange, start)
+        self.params["restart"] = 1  # leave every local optimum, as a restart does
 
 
 class HybridVLNS(CompiledSA):
