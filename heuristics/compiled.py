@@ -130,7 +130,7 @@ class CompiledILS(Chains):
         start: str = "random",
     ):
         _positive(patience=patience, kick=kick)
-        params = {"patience": patience, "kick": kick, "restart": 0}
+        params: dict[str, float] = {"patience": patience, "kick": kick, "restart": 0}
         super().__init__(params, chunk, chains, exchange, start)
 
 
