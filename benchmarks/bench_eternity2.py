@@ -142,7 +142,9 @@ def main() -> None:
     generated.add_argument("--seconds", type=float, default=60)
     generated.add_argument("--seeds", type=int, default=10)
     generated.add_argument("--chains", type=int, default=1)
-    generated.add_argument("--optimizers", default="hybrid_vlns,sa_compiled,ils_compiled,sa,two_opt_swap,ga")
+    generated.add_argument(
+        "--optimizers", default="hybrid_vlns,sa_compiled,ils_compiled,descent_compiled,sa,two_opt_swap,ga"
+    )
     for command in (official, generated):
         command.add_argument(
             "--set",
