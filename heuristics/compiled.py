@@ -17,11 +17,12 @@ from functools import partial
 import numpy as np
 
 from core import InputError
-from heuristics.local_search import Chain, Pace, check_start, face_of, run_chains, start_chains
+from heuristics.local_search import KERNEL_PARAMS, Chain, Pace, check_start, face_of, run_chains, start_chains
 from heuristics.objective import Objective
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
 FIRST_PERIOD = 1e15  # a time-budgeted run's period before its first epoch shows its pace: t_start
+PERIOD = KERNEL_PARAMS["sa"].index("period")  # where a chain's params hold its cooling period
 
 
 def _positive(**settings: float) -> None:
@@ -101,7 +102,7 @@ def _one_cycle(objective: Objective, chains: Sequence[Chain], margin: int) -> No
     """Set each chain's cooling period to the evaluations it will have made when the budget ends.
 
     On a time budget, at least `margin` more than it has: the next epoch must not wrap round to
-    t_start. An evaluation budget gives the end exactly (a chain's share, plus one), in any chunking.
+    t_start. An evaluation budget gives the end exactly (a chain's share, plus two), in any chunking.
     """
     budget, seconds = objective.budget, objective.seconds
     for chain in chains:
@@ -110,7 +111,7 @@ def _one_cycle(objective: Objective, chains: Sequence[Chain], margin: int) -> No
             ends.append(budget.evaluations // len(chains) + 2)
         if budget.seconds is not None and done > 1 and seconds > 0:
             ends.append(max(done * budget.seconds / seconds, done + margin))
-        chain.params[2] = min(ends)
+        chain.params[PERIOD] = min(ends)
 
 
 class CompiledILS(Chains):
