@@ -62,8 +62,8 @@ def test_tiny_multirun_writes_the_aggregate_table(tmp_path):
 
 
 OPTIMIZERS = (
-    "backtrack, descent_compiled, ga, greedy, greedy_faithful, hybrid_greedy, hybrid_vlns, ils_compiled, lahc, "
-    "random_search, "
+    "backtrack, beam, descent_compiled, exact_first, ga, greedy, greedy_faithful, hybrid_greedy, hybrid_vlns, "
+    "ils_compiled, lahc, random_search, "
     "sa, sa_compiled, sa_compiled_eternity2_like, sa_repack, two_opt, two_opt_swap, vcopt_opt2, vcopt_tspga"
 )
 
