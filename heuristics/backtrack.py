@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 from core import ConstructivePuzzle, InputError, unmatched_edge
-from heuristics.beam import Beam
+from heuristics.beam import WIDTH, Beam
 from heuristics.edge_greedy import EMPTY, BoardBuilder, Greedy, start_board
 
 _DR = (0, -1, 0, 1)  # neighbour across side s: [left, top, right, bottom]
@@ -285,7 +285,7 @@ class ExactFirst(BoardBuilder):
     the project's methods. At the default cap a give-up costs about a second.
     """
 
-    def __init__(self, max_nodes: int = 20_000_000, width: int = 10_000, seed: int = 0):
+    def __init__(self, max_nodes: int = 20_000_000, width: int = WIDTH, seed: int = 0):
         if max_nodes < 1:
             raise InputError(f"optimizer.max_nodes must be positive, got {max_nodes}")
         self.max_nodes = max_nodes

@@ -7,8 +7,9 @@ compiled SA stalls at 85-93% match rate. Beam search fills the cells in a fixed 
 first, clockwise, then the inner cells row by row -- and keeps, at every cell, the `width` partial
 boards with the fewest unmatched edges so far (ties broken at random, from `seed`). The mismatches
 gather where the pieces left over no longer fit, and a wide beam leaves fewer of them (n = 13 at 7
-colours: about 25 unmatched at width 100, 17 at 10,000, where the hybrid's 2,000,000 moves leave
-about 30).
+colours: about 25 unmatched at width 100, 16-19 at 10,000, 15-17 at the default 40,000, where the
+hybrid's 2,000,000 moves leave about 30; a 40,000-wide beam takes about 5 s on 13 x 13, 11 s on
+15 x 15).
 
 Pieces fit only cells of their grey pattern (a corner in its corner, a frame piece grey side out),
 so every join priced is an inner one; pre-placed pieces are placed in their turn.
@@ -22,6 +23,7 @@ import numpy as np
 from core import ConstructivePuzzle, InputError
 from heuristics.edge_greedy import BoardBuilder
 
+WIDTH = 40_000  # partial boards kept per cell, by default
 _DR = (0, -1, 0, 1)  # neighbour across side s: [left, top, right, bottom]
 _DC = (-1, 0, 1, 0)
 
@@ -65,42 +67,42 @@ def _beam(sides, piece_pattern, cell_pattern, fixed, n, order, width, seed):
     """The best board found and its unmatched inner edges (see the module docstring)."""
     np.random.seed(seed)
     cells, pieces = n * n, sides.shape[0]
-    board = np.full((width, cells), -1, np.int16)
-    used = np.zeros((width, pieces), np.bool_)
-    cost = np.zeros(width, np.int64)
+    board = np.full((2, width, cells), -1, np.int16)  # two generations: the beam and its successor
+    used = np.zeros((2, width, pieces), np.bool_)
+    cost = np.zeros((2, width), np.int64)
+    largest = max([(piece_pattern == cell_pattern[x]).sum() for x in range(cells)] + [1])
+    c_entry, c_piece, c_cost = np.empty((3, width * largest), np.int32)  # (entry, piece, cost so far)
     facing = np.empty(4, np.int64)  # the colour each placed neighbour shows the cell, -1: none
-    size = 1
+    size, now = 1, 0
     for x in order:
         row, col = x // n, x % n
         pool = np.flatnonzero(piece_pattern == cell_pattern[x]) if fixed[x] < 0 else fixed[x : x + 1]
-        most = size * pool.shape[0]  # candidates: (beam entry, piece, cost so far)
-        c_entry, c_piece, c_cost = np.empty((3, most), np.int64)
         k = 0
         for e in range(size):
             for s in range(4):
                 r, c = row + _DR[s], col + _DC[s]
-                q = board[e, r * n + c] if 0 <= r < n and 0 <= c < n else -1
+                q = board[now, e, r * n + c] if 0 <= r < n and 0 <= c < n else -1
                 facing[s] = sides[q, (s + 2) % 4] if q >= 0 else -1
             for p in pool:
-                if used[e, p]:
+                if used[now, e, p]:
                     continue
                 add = 0
                 for s in range(4):
                     add += (facing[s] >= 0) & (sides[p, s] != facing[s])
-                c_entry[k], c_piece[k], c_cost[k] = e, p, cost[e] + add
+                c_entry[k], c_piece[k], c_cost[k] = e, p, cost[now, e] + add
                 k += 1
         if k == 0:
             raise ValueError("no piece left for a cell: the pieces do not fit the board's grey pattern")
-        keep = min(width, k)
+        keep, nxt = min(width, k), 1 - now
         chosen = _select(c_cost[:k], keep)
-        new_board, new_used = np.empty((keep, cells), np.int16), np.empty((keep, pieces), np.bool_)
         for i in range(keep):
             j = chosen[i]
             e, p = c_entry[j], c_piece[j]
-            new_board[i], new_used[i] = board[e], used[e]
-            new_board[i, x], new_used[i, p] = p, True
-            cost[i] = c_cost[j]
-        board[:keep], used[:keep], size = new_board, new_used, keep
+            board[nxt, i], used[nxt, i] = board[now, e], used[now, e]
+            board[nxt, i, x], used[nxt, i, p] = p, True
+            cost[nxt, i] = c_cost[j]
+        size, now = keep, nxt
+    board, cost = board[now], cost[now]
     best = np.argmin(cost[:size])
     return board[best].astype(np.int64), cost[best]
 
@@ -114,7 +116,7 @@ def frame_first(n: int) -> np.ndarray:
     return np.array(frame + inner, dtype=np.int64)
 
 
-def beam_search(sides: np.ndarray, n: int, preplaced=None, width: int = 10_000, seed: int = 0):
+def beam_search(sides: np.ndarray, n: int, preplaced=None, width: int = WIDTH, seed: int = 0):
     """(pieces per cell, unmatched inner edges) of the best board a beam of `width` finds.
 
     sides: (n*n, 4) colours [left, top, right, bottom] of pieces that never turn; preplaced: rows
@@ -143,7 +145,7 @@ class Beam(BoardBuilder):
         seed: breaks ties between equally good extensions.
     """
 
-    def __init__(self, width: int = 10_000, seed: int = 0):
+    def __init__(self, width: int = WIDTH, seed: int = 0):
         if width < 1:
             raise InputError(f"optimizer.width must be positive, got {width}")
         self.width, self.seed = width, seed
