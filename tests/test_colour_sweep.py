@@ -126,11 +126,12 @@ def test_a_misspelt_key_is_named_when_the_config_is_composed(tmp_path):
 
 def test_greedy_started_hybrid_runs_every_count_in_the_sweep(tmp_path):
     """The compiled hybrid from the corrected greedy's board: every colour count, its own budget in
-    priced moves, and never fewer matched edges than the greedy it starts from."""
+    priced moves, and never fewer matched edges than the greedy it starts from. exact_first proves a
+    perfect board at every count of a 5 x 5 board (the backtracker's tree is small there)."""
     proc = run_app(
         "+experiment=colour_sweep",
         "puzzle.n=5",
-        "optimizer=greedy,hybrid_greedy",
+        "optimizer=greedy,hybrid_greedy,exact_first",
         "puzzle.instance_seed=0",
         "task.compiled_evaluations=30000",
         "task.pictures=[]",
@@ -143,5 +144,7 @@ def test_greedy_started_hybrid_runs_every_count_in_the_sweep(tmp_path):
     assert list(hybrid.index) == list(range(2, 41))  # every count
     assert (hybrid["unmatched_edges"] <= greedy["unmatched_edges"]).all()
     assert (hybrid["duplicates"] == 0).all()
+    exact = table.loc["exact_first"]
+    assert list(exact.index) == list(range(2, 41)) and (exact["unmatched_edges"] == 0).all()
     runs = pd.read_csv(tmp_path / "runs.csv").set_index("optimizer")
     assert runs.loc["hybrid_greedy", "budget.evaluations"] == 30000
