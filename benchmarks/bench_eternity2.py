@@ -4,6 +4,7 @@
     python -m benchmarks.bench_eternity2 official                   # 60 s x 5 seeds, one core, hybrid_vlns
     python -m benchmarks.bench_eternity2 official --seconds 600 --chains 2 --seeds 5 [--no-starter] [--set period=2e9]
     python -m benchmarks.bench_eternity2 generated --size 8 --seeds 10 --optimizers hybrid_vlns,sa_compiled
+    python -m benchmarks.bench_eternity2 beam --width 10000 --seeds 5 [--no-starter] [--size 8]
 
 speed: evaluations per CPU second through the Objective on 16 x 16, one core: priced moves of
 `sa_compiled` against fitness calls (candidates) of today's `sa`, both measured in this run.
@@ -12,6 +13,9 @@ official: matched joins (of 480) after `--seconds` on `--chains` cores, starter 
 per core: on a shared machine a run gets the CPU it is promised, however long that takes.
 generated: success rate at a perfect board within `--seconds` per seed, on Eternity-II-like boards
 of side `--size` with the hardest colour counts (`puzzle=eternity2_like`), instance seed = run seed.
+beam: beam search of `--width` (heuristics/beam.py) on the official set (or with `--size` a generated
+board, instance seed = run seed), one core, against `hybrid_vlns` given the CPU seconds the beam took,
+in the same run, seed by seed.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from benchmarks.timing import compare, report
 from core import Budget
 from experiments.api import config
 from experiments.build import build
+from heuristics.beam import Beam
 from heuristics.compiled import Chains, CompiledSA
 from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
@@ -124,6 +129,37 @@ def bench_generated(args) -> None:
         )
 
 
+def bench_beam(args) -> None:
+    """Matched joins of beam search, and of the hybrid SA in the same CPU time, per seed."""
+    hybrid = optimizer_named("hybrid_vlns", 1)
+    beams, hybrids = [], []
+    for seed in range(args.seeds):
+        puzzle = (
+            Eternity2Like(args.size, instance_seed=seed) if args.size else Eternity2(starter=args.starter)
+        )
+        warm_up(puzzle.local_search(), hybrid.kernel)
+        Beam(width=10, seed=seed).solve(puzzle)  # compile (or load numba's cache) outside the clock
+        start = time.process_time()
+        layout = Beam(width=args.width, seed=seed).solve(puzzle)
+        seconds = time.process_time() - start
+        beams.append(int(puzzle.score_layout(layout)["matched_edges"]))
+        result = run_once(puzzle, hybrid, seconds, seed, target=0)
+        hybrids.append(int(puzzle.score_layout(puzzle.decode(result.best_genome))["matched_edges"]))
+        print(
+            f"  seed {seed}: beam {beams[-1]} joins matched in {seconds:.1f} CPU s; "
+            f"hybrid_vlns in the same time {hybrids[-1]}",
+            flush=True,
+        )
+    joins = 2 * puzzle.n * (puzzle.n - 1)
+    board = f"generated {args.size}x{args.size}" if args.size else "official set"
+    print(
+        f"{board} ({joins} joins), width {args.width}, {args.seeds} seeds: beam median "
+        f"{statistics.median(beams)} (min {min(beams)}, max {max(beams)}), hybrid_vlns at equal CPU "
+        f"median {statistics.median(hybrids)} (min {min(hybrids)}, max {max(hybrids)}); perfect boards: "
+        f"beam {beams.count(joins)}, hybrid {hybrids.count(joins)}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -137,6 +173,11 @@ def main() -> None:
     official.add_argument("--chains", type=int, default=1)
     official.add_argument("--method", default="hybrid_vlns")
     official.add_argument("--no-starter", dest="starter", action="store_false")
+    beam = sub.add_parser("beam")
+    beam.add_argument("--width", type=int, default=10_000)
+    beam.add_argument("--seeds", type=int, default=5)
+    beam.add_argument("--size", type=int, default=None)
+    beam.add_argument("--no-starter", dest="starter", action="store_false")
     generated = sub.add_parser("generated")
     generated.add_argument("--size", type=int, default=8)
     generated.add_argument("--seconds", type=float, default=60)
@@ -158,6 +199,8 @@ def main() -> None:
         bench_speed(args.repeats)
     elif args.what == "official":
         bench_official(args)
+    elif args.what == "beam":
+        bench_beam(args)
     else:
         bench_generated(args)
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from core import ConstructivePuzzle, InputError, unmatched_edge
 from heuristics.beam import WIDTH, Beam
-from heuristics.edge_greedy import EMPTY, BoardBuilder, Greedy, start_board
+from heuristics.edge_greedy import EMPTY, BoardBuilder, start_board
 
 _DR = (0, -1, 0, 1)  # neighbour across side s: [left, top, right, bottom]
 _DC = (-1, 0, 1, 0)
@@ -276,11 +276,11 @@ class Backtrack(BoardBuilder):
 
 
 class ExactFirst(BoardBuilder):
-    """The exact backtracker's optimal board where it finds one within `max_nodes`; else beam search's
-    (`width`) where pieces never turn, the corrected greedy's where they do.
+    """The exact backtracker's optimal board where it finds one within `max_nodes`; else beam
+    search's (`width`).
 
     Why both: on the seed's boards (no turns, centre given) the backtracker solves n = 13 from about
-    9 colours up and n = 15 from about 11 in milliseconds, but near the phase transition (fewer
+    9 colours up and n = 15 from about 11 within half a second, but near the phase transition (fewer
     colours) its tree outgrows any cap, and there beam search leaves the fewest unmatched edges of
     the project's methods. At the default cap a give-up costs about a second.
     """
@@ -298,4 +298,4 @@ class ExactFirst(BoardBuilder):
         result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes)
         if result.piece is not None and result.rotation is not None:
             return puzzle.layout(result.piece, result.rotation)
-        return (Greedy() if puzzle.table.shape[1] > 1 else self.fallback).solve(puzzle)
+        return self.fallback.solve(puzzle)

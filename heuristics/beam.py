@@ -1,18 +1,20 @@
-"""Beam search for edge-matching boards whose pieces never turn: the `width` best partial boards,
-cell by cell.
+"""Beam search for edge-matching boards: the `width` best partial boards, cell by cell.
 
-Why: near the phase transition of the seed's boards (n = 13 about 6-8 colours, n = 15 about 6-10)
-exact search gives up (2e9 nodes did not solve n = 13 at 8 colours, nor CP-SAT in a minute) and the
-compiled SA stalls at 85-93% match rate. Beam search fills the cells in a fixed order -- the frame
-first, clockwise, then the inner cells row by row -- and keeps, at every cell, the `width` partial
-boards with the fewest unmatched edges so far (ties broken at random, from `seed`). The mismatches
-gather where the pieces left over no longer fit, and a wide beam leaves fewer of them (n = 13 at 7
-colours: about 25 unmatched at width 100, 16-19 at 10,000, 15-17 at the default 40,000, where the
-hybrid's 2,000,000 moves leave about 30; a 40,000-wide beam takes about 5 s on 13 x 13, 11 s on
-15 x 15).
+Beam search fills the cells in a fixed order -- the frame first, clockwise, as Eternity II solvers
+start, then the inner cells row by row -- and keeps, at every cell, the `width` partial boards with
+the fewest unmatched edges so far (ties broken at random, from `seed`). A candidate is a piece in
+one of its turns (an orient); it fits a cell only when its grey sides, so turned, face exactly the
+cell's off-board sides, so every join priced is an inner one. Pre-placed pieces are placed in turn.
 
-Pieces fit only cells of their grey pattern (a corner in its corner, a frame piece grey side out),
-so every join priced is an inner one; pre-placed pieces are placed in their turn.
+Why: it is the strongest method the project has on boards near the phase transition.
+  * The seed's boards (no turns): where exact search gives up (n = 13 at 4-8 colours, n = 15 at
+    4-10; 2e9 nodes did not solve n = 13 at 8 colours, nor CP-SAT in a minute) the compiled SA
+    stalls at 85-93% match rate; a beam leaves fewer edges unmatched the wider it is (n = 13 at 7
+    colours: about 25 at width 100, 16-19 at 10,000, 15-17 at the default 40,000, where the
+    hybrid's 2,000,000 moves leave about 30). A 40,000-wide beam takes about 5 s on 13 x 13.
+  * The official Eternity II set (pieces turn, starter piece on): 447 of 480 edges at width 1,000
+    (2 s), 450 at 10,000 (14 s), 451 at 100,000 (150 s), one seed each, where the compiled hybrid
+    SA's 60 s median is 432 (benchmarks/bench_eternity2.py beam).
 """
 
 from __future__ import annotations
@@ -28,12 +30,25 @@ _DR = (0, -1, 0, 1)  # neighbour across side s: [left, top, right, bottom]
 _DC = (-1, 0, 1, 0)
 
 
-def grey_patterns(sides: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each piece's grey pattern (a bit per grey side) and each cell's (a bit per side off the board)."""
-    pieces = ((sides == 0) * (1 << np.arange(4))).sum(axis=1)
+def grey_patterns(table: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each orient's grey pattern (a bit per grey side, orient = piece * turns + turn, from a turn
+    table[piece, turn, side]) and each cell's (a bit per side off the board)."""
+    orients = ((table == 0) * (1 << np.arange(4))).sum(axis=2).ravel()
     rows, cols = np.divmod(np.arange(n * n), n)
     off = np.stack([cols == 0, rows == 0, cols == n - 1, rows == n - 1], axis=1)
-    return pieces.astype(np.int64), (off * (1 << np.arange(4))).sum(axis=1).astype(np.int64)
+    return orients.astype(np.int64), (off * (1 << np.arange(4))).sum(axis=1).astype(np.int64)
+
+
+def _check_fits(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int) -> None:
+    """Refuse, in one line, pieces that cannot fill the board's border (too few of some kind)."""
+    for pattern in np.unique(cell_pattern):
+        fit = len(np.unique(np.flatnonzero(orient_pattern == pattern) // turns))
+        if fit < (cell_pattern == pattern).sum():
+            raise InputError(
+                f"beam search needs a piece whose grey sides face out for every border cell; only {fit} "
+                f"pieces fit the {(cell_pattern == pattern).sum()} cells of one kind: use a compiled "
+                "optimizer (optimizer=sa_compiled)"
+            )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -63,48 +78,48 @@ def _select(cost, keep):
 
 
 @numba.njit(cache=True, nogil=True)
-def _beam(sides, piece_pattern, cell_pattern, fixed, n, order, width, seed):
-    """The best board found and its unmatched inner edges (see the module docstring)."""
+def _beam(table, orient_pattern, cell_pattern, fixed, n, order, width, seed):
+    """The best board found (an orient per cell) and its unmatched inner edges (see the module)."""
     np.random.seed(seed)
-    cells, pieces = n * n, sides.shape[0]
-    board = np.full((2, width, cells), -1, np.int16)  # two generations: the beam and its successor
+    cells, pieces, turns = n * n, table.shape[0], table.shape[1]
+    board = np.full((2, width, cells), -1, np.int32)  # two generations: the beam and its successor
     used = np.zeros((2, width, pieces), np.bool_)
     cost = np.zeros((2, width), np.int64)
-    largest = max([(piece_pattern == cell_pattern[x]).sum() for x in range(cells)] + [1])
-    c_entry, c_piece, c_cost = np.empty((3, width * largest), np.int32)  # (entry, piece, cost so far)
+    largest = 1
+    for x in range(cells):
+        largest = max(largest, (orient_pattern == cell_pattern[x]).sum())
+    c_entry, c_orient, c_cost = np.empty((3, width * largest), np.int32)  # (entry, orient, cost so far)
     facing = np.empty(4, np.int64)  # the colour each placed neighbour shows the cell, -1: none
     size, now = 1, 0
     for x in order:
         row, col = x // n, x % n
-        pool = np.flatnonzero(piece_pattern == cell_pattern[x]) if fixed[x] < 0 else fixed[x : x + 1]
+        pool = np.flatnonzero(orient_pattern == cell_pattern[x]) if fixed[x] < 0 else fixed[x : x + 1]
         k = 0
         for e in range(size):
             for s in range(4):
                 r, c = row + _DR[s], col + _DC[s]
                 q = board[now, e, r * n + c] if 0 <= r < n and 0 <= c < n else -1
-                facing[s] = sides[q, (s + 2) % 4] if q >= 0 else -1
-            for p in pool:
+                facing[s] = table[q // turns, q % turns, (s + 2) % 4] if q >= 0 else -1
+            for o in pool:
+                p, t = o // turns, o % turns
                 if used[now, e, p]:
                     continue
                 add = 0
                 for s in range(4):
-                    add += (facing[s] >= 0) & (sides[p, s] != facing[s])
-                c_entry[k], c_piece[k], c_cost[k] = e, p, cost[now, e] + add
+                    add += (facing[s] >= 0) & (table[p, t, s] != facing[s])
+                c_entry[k], c_orient[k], c_cost[k] = e, o, cost[now, e] + add
                 k += 1
-        if k == 0:
-            raise ValueError("no piece left for a cell: the pieces do not fit the board's grey pattern")
         keep, nxt = min(width, k), 1 - now
         chosen = _select(c_cost[:k], keep)
         for i in range(keep):
             j = chosen[i]
-            e, p = c_entry[j], c_piece[j]
+            e, o = c_entry[j], c_orient[j]
             board[nxt, i], used[nxt, i] = board[now, e], used[now, e]
-            board[nxt, i, x], used[nxt, i, p] = p, True
+            board[nxt, i, x], used[nxt, i, o // turns] = o, True
             cost[nxt, i] = c_cost[j]
         size, now = keep, nxt
-    board, cost = board[now], cost[now]
-    best = np.argmin(cost[:size])
-    return board[best].astype(np.int64), cost[best]
+    best = np.argmin(cost[now, :size])
+    return board[now, best].astype(np.int64), cost[now, best]
 
 
 def frame_first(n: int) -> np.ndarray:
@@ -116,29 +131,27 @@ def frame_first(n: int) -> np.ndarray:
     return np.array(frame + inner, dtype=np.int64)
 
 
-def beam_search(sides: np.ndarray, n: int, preplaced=None, width: int = WIDTH, seed: int = 0):
-    """(pieces per cell, unmatched inner edges) of the best board a beam of `width` finds.
+def beam_search(table: np.ndarray, n: int, preplaced=None, width: int = WIDTH, seed: int = 0):
+    """(piece per cell, turns per cell, unmatched inner edges) of the best board a beam finds.
 
-    sides: (n*n, 4) colours [left, top, right, bottom] of pieces that never turn; preplaced: rows
-    (cell, piece, turns) kept where they are.
+    table: turn table[piece, turn, side] of colours [left, top, right, bottom] (one turn when pieces
+    never turn); preplaced: rows (cell, piece, turns) kept where they are.
     """
-    sides = np.ascontiguousarray(sides, dtype=np.int64)
-    piece_pattern, cell_pattern = grey_patterns(sides, n)
-    if sorted(piece_pattern) != sorted(cell_pattern):
-        raise InputError(
-            "beam search needs pieces whose grey sides fit the board's border unturned (the seed's "
-            "boards); these do not: use a compiled optimizer (optimizer=sa_compiled)"
-        )
+    table = np.ascontiguousarray(table, dtype=np.int64)
+    turns = table.shape[1]
+    orient_pattern, cell_pattern = grey_patterns(table, n)
     fixed = np.full(n * n, -1, dtype=np.int64)
     rows = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
-    fixed[rows[:, 0]] = rows[:, 1]
-    piece_pattern[fixed[fixed >= 0]] = -1  # a pre-placed piece is nobody else's candidate
-    board, unmatched = _beam(sides, piece_pattern, cell_pattern, fixed, n, frame_first(n), width, seed)
-    return board, int(unmatched)
+    fixed[rows[:, 0]] = rows[:, 1] * turns + rows[:, 2]
+    for piece in rows[:, 1]:  # a pre-placed piece is nobody else's candidate
+        orient_pattern[piece * turns : (piece + 1) * turns] = -1
+    _check_fits(orient_pattern, np.delete(cell_pattern, rows[:, 0]), turns)
+    board, unmatched = _beam(table, orient_pattern, cell_pattern, fixed, n, frame_first(n), width, seed)
+    return board // turns, board % turns, int(unmatched)
 
 
 class Beam(BoardBuilder):
-    """Beam search as a constructive solver, for boards whose pieces never turn (see the module).
+    """Beam search as a constructive solver (see the module).
 
     Args:
         width: partial boards kept at every cell (time and memory grow linearly with it).
@@ -154,7 +167,5 @@ class Beam(BoardBuilder):
     def solve(self, puzzle: ConstructivePuzzle):
         """The best board of the beam, checked (each piece once, pre-placed pieces kept)."""
         puzzle = self._require(puzzle)
-        if puzzle.table.shape[1] != 1:
-            raise InputError("optimizer=beam needs pieces that never turn (puzzle.rotations=false)")
-        board, _ = beam_search(puzzle.table[:, 0], puzzle.n, puzzle.preplaced, self.width, self.seed)
-        return puzzle.layout(board, np.zeros_like(board))
+        piece, turns, _ = beam_search(puzzle.table, puzzle.n, puzzle.preplaced, self.width, self.seed)
+        return puzzle.layout(piece, turns)
