@@ -316,7 +316,7 @@ class BoardBuilder:
         """Refuse, in one line: the pieces are needed, which an objective does not carry."""
         raise InputError(
             f"optimizer={self.name} builds its board from the pieces rather than by evaluating genomes: "
-            "run it with task=colour_sweep (add task.colours=[20] for a single board)"
+            "call its solve(puzzle), or run it with python -m experiments.run"
         )
 
 

@@ -1,8 +1,12 @@
 """Beam search and the exact-first solver: the seed's boards (pieces never turn) and turning pieces."""
 
 import itertools
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from core import InputError
@@ -110,3 +114,21 @@ def test_exact_first_solves_where_the_search_is_small_and_else_is_the_beam():
     beam = Beam(width=200, seed=3).solve(hard)
     assert np.array_equal(capped.piece, beam.piece)
     assert hard.score_layout(capped)["unmatched_edges"] > 0
+
+
+def test_a_constructive_solver_runs_as_one_evaluation_of_the_optimise_task(tmp_path):
+    """python -m experiments.run puzzle=eternity2 optimizer=beam: a record whose best is the beam's
+    board, scored as the puzzle scores it, after one evaluation."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "experiments.run", "puzzle=eternity2", "optimizer=beam", "optimizer.width=50"]
+        + [f"hydra.run.dir={tmp_path}", "progress=false"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    row = pd.read_parquet(tmp_path / "run.parquet").iloc[0]
+    layout = Beam(width=50).solve(Eternity2())
+    assert row["evaluations"] == 1 and row["best"] == Eternity2().score_layout(layout)["unmatched_edges"]
+    assert row["score.matched_edges"] == 480 - row["best"]

@@ -68,11 +68,8 @@ def test_plot_has_faithful_and_corrected_side_by_side():
     "overrides, line",
     [
         (
-            ["puzzle=edge_matching", "optimizer=greedy"],
-            (
-                "error: optimizer=greedy builds its board from the pieces rather than by evaluating genomes: "
-                "run it with task=colour_sweep (add task.colours=[20] for a single board)"
-            ),
+            ["puzzle=queens", "optimizer=greedy"],
+            "error: optimizer=greedy solves edge-matching puzzles only (puzzle=edge_matching or puzzle=eternity)",
         ),
         (
             ["puzzle=edge_matching", "puzzle.n=6"],

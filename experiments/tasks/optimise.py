@@ -71,12 +71,27 @@ def local_search_face(puzzle: Any, optimizer) -> LocalSearchFace | None:
     return face
 
 
+class Built:
+    """A constructive solver (`solve(puzzle) -> layout`) run as an optimiser: its board is the run's
+    one evaluation, so its record, trace and picture are a metaheuristic's."""
+
+    def __init__(self, solver: Any, puzzle: Any):
+        self.solver, self.puzzle, self.name = solver, puzzle, solver.name
+
+    def run(self, objective, rng) -> None:
+        """Build the board (the solver's own settings fix it; the run's seed is not used) and score it."""
+        layout = self.solver.solve(self.puzzle)  # first: it refuses a puzzle it cannot solve
+        objective(self.puzzle.encode(layout))
+
+
 class Optimise:
     """Optimise, then write the record and a picture of the best layout."""
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         puzzle = build(cfg.puzzle, "puzzle")
         optimizer = build(cfg.optimizer, "optimizer")
+        if hasattr(optimizer, "solve"):
+            optimizer = Built(optimizer, puzzle)
         budget = make_budget(cfg.budget, puzzle.known_optimum)
         puzzle.fitness(puzzle.space.identity())  # compile (or load numba's cache) outside the clock
         with tqdm(
