@@ -13,7 +13,7 @@ Why: it is the strongest method the project has on boards near the phase transit
     colours: about 25 at width 100, 16-19 at 10,000, 15-17 at the default 40,000, where the
     hybrid's 2,000,000 moves leave about 30). A 40,000-wide beam takes about 5 s on 13 x 13.
   * The official Eternity II set (pieces turn, starter piece on): 447 of 480 edges at width 1,000
-    (2 s), 450 at 10,000 (14 s), 451 at 100,000 (150 s), one seed each, where the compiled hybrid
+    (2 s), 450 at 10,000 (14 s), 451-452 at 100,000 (about 150 s), where the compiled hybrid
     SA's 60 s median is 432 (benchmarks/bench_eternity2.py beam).
 """
 
