@@ -28,10 +28,8 @@ import numpy as np
 
 from core import ConstructivePuzzle, InputError, unmatched_edge
 from heuristics.beam import WIDTH, Beam
-from heuristics.edge_greedy import EMPTY, BoardBuilder, start_board
+from heuristics.edge_greedy import DC, DR, EMPTY, BoardBuilder, start_board
 
-_DR = (0, -1, 0, 1)  # neighbour across side s: [left, top, right, bottom]
-_DC = (-1, 0, 1, 0)
 _unmatched = numba.njit(inline="always")(unmatched_edge)
 
 
@@ -56,7 +54,7 @@ def _cost(cell, p, r, n, piece, rot, table):
     """
     row, col, bad = cell // n, cell % n, 0
     for s in range(4):
-        rr, cc = row + _DR[s], col + _DC[s]
+        rr, cc = row + DR[s], col + DC[s]
         if rr < 0 or rr >= n or cc < 0 or cc >= n:
             continue
         q, a = rr * n + cc, table[p, r, s]
@@ -82,7 +80,7 @@ def _doomed(cells, piece, rot, table, n):
 def _needed(cell, side, n, piece, rot, table, any_colour):
     """The colour `side` of `cell` must carry to match its filled neighbour, else any_colour."""
     row, col = cell // n, cell % n
-    rr, cc = row + _DR[side], col + _DC[side]
+    rr, cc = row + DR[side], col + DC[side]
     if rr < 0 or cc < 0 or piece[rr * n + cc] == EMPTY:
         return any_colour
     q = rr * n + cc

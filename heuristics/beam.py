@@ -23,11 +23,9 @@ import numba
 import numpy as np
 
 from core import ConstructivePuzzle, InputError
-from heuristics.edge_greedy import BoardBuilder
+from heuristics.edge_greedy import DC, DR, BoardBuilder
 
 WIDTH = 40_000  # partial boards kept per cell, by default
-_DR = (0, -1, 0, 1)  # neighbour across side s: [left, top, right, bottom]
-_DC = (-1, 0, 1, 0)
 
 
 def grey_patterns(table: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -97,7 +95,7 @@ def _beam(table, orient_pattern, cell_pattern, fixed, n, order, width, seed):
         k = 0
         for e in range(size):
             for s in range(4):
-                r, c = row + _DR[s], col + _DC[s]
+                r, c = row + DR[s], col + DC[s]
                 q = board[now, e, r * n + c] if 0 <= r < n and 0 <= c < n else -1
                 facing[s] = table[q // turns, q % turns, (s + 2) % 4] if q >= 0 else -1
             for o in pool:

@@ -32,6 +32,8 @@ import numpy as np
 from core import ConstructivePuzzle, InputError
 
 EMPTY = -1
+DR = (0, -1, 0, 1)  # row and column steps to the neighbour across side s: [left, top, right, bottom]
+DC = (-1, 0, 1, 0)
 INNER = 8  # the seed's judge() class of a cell off the border
 
 
