@@ -5,6 +5,7 @@
     python -m benchmarks.bench_eternity2 official --seconds 600 --chains 2 --seeds 5 [--no-starter] [--set period=2e9]
     python -m benchmarks.bench_eternity2 generated --size 8 --seeds 10 --optimizers hybrid_vlns,sa_compiled
     python -m benchmarks.bench_eternity2 beam --width 10000 --seeds 5 [--no-starter] [--size 8]
+    python -m benchmarks.bench_eternity2 beam --width 10000 --max-width 1000000 --chains 2   # both cores
 
 speed: evaluations per CPU second through the Objective on 16 x 16, one core: priced moves of
 `sa_compiled` against fitness calls (candidates) of today's `sa`, both measured in this run.
@@ -13,9 +14,10 @@ official: matched joins (of 480) after `--seconds` on `--chains` cores, starter 
 per core: on a shared machine a run gets the CPU it is promised, however long that takes.
 generated: success rate at a perfect board within `--seconds` per seed, on Eternity-II-like boards
 of side `--size` with the hardest colour counts (`puzzle=eternity2_like`), instance seed = run seed.
-beam: beam search of `--width` (heuristics/beam.py) on the official set (or with `--size` a generated
-board, instance seed = run seed), one core, against `hybrid_vlns` given the CPU seconds the beam took,
-in the same run, seed by seed.
+beam: beam search of `--width` (widened up to `--max-width`, cells in `--order`; heuristics/beam.py)
+on the official set (or with `--size` a generated board, instance seed = run seed), on numba's
+threads (NUMBA_NUM_THREADS=1: one core), against `hybrid_vlns` with `--chains` chains given the CPU
+seconds the beam took, in the same run, seed by seed.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+
+import numba
 
 from benchmarks.timing import compare, report
 from core import Budget
@@ -101,10 +105,9 @@ def bench_official(args) -> None:
             f"{result.evaluations:,} evaluations in {result.seconds:.0f} CPU s",
             flush=True,
         )
-    starter = "starter on" if args.starter else "starter off"
     print(
         f"official set, {args.method}, {args.chains} core(s), {args.seconds:g} s, {args.seeds} seeds, "
-        f"{starter}, no clues: median {statistics.median(scores)}, best {max(scores)}, all {scores}"
+        f"{_starter(args)}, no clues: median {statistics.median(scores)}, best {max(scores)}, all {scores}"
     )
 
 
@@ -130,34 +133,39 @@ def bench_generated(args) -> None:
 
 
 def bench_beam(args) -> None:
-    """Matched joins of beam search, and of the hybrid SA in the same CPU time, per seed."""
-    hybrid = optimizer_named("hybrid_vlns", 1)
+    """Matched joins of beam search, and of the hybrid SA given the same CPU seconds, per seed."""
+    hybrid = optimizer_named("hybrid_vlns", args.chains)
+    settings = {"width": args.width, "max_width": args.max_width, "order": args.order}
     beams, hybrids = [], []
     for seed in range(args.seeds):
         puzzle = (
             Eternity2Like(args.size, instance_seed=seed) if args.size else Eternity2(starter=args.starter)
         )
         warm_up(puzzle.local_search(), hybrid.kernel)
-        Beam(width=10, seed=seed).solve(puzzle)  # compile (or load numba's cache) outside the clock
-        start = time.process_time()
-        layout = Beam(width=args.width, seed=seed).solve(puzzle)
-        seconds = time.process_time() - start
+        Beam(width=10, seed=seed, order=args.order).solve(puzzle)  # compile (or load numba's cache) first
+        start, wall = time.process_time(), time.perf_counter()
+        layout = Beam(seed=seed, **settings).solve(puzzle)
+        seconds, wall = time.process_time() - start, time.perf_counter() - wall
         beams.append(int(puzzle.score_layout(layout)["matched_edges"]))
-        result = run_once(puzzle, hybrid, seconds, seed, target=0)
+        result = run_once(puzzle, hybrid, seconds / args.chains, seed, target=0)
         hybrids.append(int(puzzle.score_layout(puzzle.decode(result.best_genome))["matched_edges"]))
         print(
-            f"  seed {seed}: beam {beams[-1]} joins matched in {seconds:.1f} CPU s; "
-            f"hybrid_vlns in the same time {hybrids[-1]}",
+            f"  seed {seed}: beam {beams[-1]} joins matched in {seconds:.1f} CPU s ({wall:.1f} s wall, "
+            f"{numba.get_num_threads()} threads); hybrid_vlns x{args.chains} in the same CPU time {hybrids[-1]}",
             flush=True,
         )
     joins = 2 * puzzle.n * (puzzle.n - 1)
-    board = f"generated {args.size}x{args.size}" if args.size else "official set"
+    board = f"generated {args.size}x{args.size}" if args.size else f"official set, {_starter(args)}"
     print(
-        f"{board} ({joins} joins), width {args.width}, {args.seeds} seeds: beam median "
+        f"{board} ({joins} joins), beam {settings}, {args.seeds} seeds: beam median "
         f"{statistics.median(beams)} (min {min(beams)}, max {max(beams)}), hybrid_vlns at equal CPU "
         f"median {statistics.median(hybrids)} (min {min(hybrids)}, max {max(hybrids)}); perfect boards: "
         f"beam {beams.count(joins)}, hybrid {hybrids.count(joins)}"
     )
+
+
+def _starter(args) -> str:
+    return "starter on" if args.starter else "starter off"
 
 
 def main() -> None:
@@ -175,6 +183,9 @@ def main() -> None:
     official.add_argument("--no-starter", dest="starter", action="store_false")
     beam = sub.add_parser("beam")
     beam.add_argument("--width", type=int, default=10_000)
+    beam.add_argument("--max-width", type=int, default=None)
+    beam.add_argument("--order", default="rows")
+    beam.add_argument("--chains", type=int, default=1, help="hybrid_vlns's chains (cores)")
     beam.add_argument("--seeds", type=int, default=5)
     beam.add_argument("--size", type=int, default=None)
     beam.add_argument("--no-starter", dest="starter", action="store_false")

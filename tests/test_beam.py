@@ -5,13 +5,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numba
 import numpy as np
 import pandas as pd
 import pytest
 
 from core import InputError
 from heuristics.backtrack import ExactFirst
-from heuristics.beam import Beam, beam_search
+from heuristics.beam import ORDERS, Beam, beam_search, grey_patterns, keep_schedule, pools
 from heuristics.edge_greedy import Greedy
 from puzzles.edge_matching import EdgeMatching, count_unmatched, turn_table
 from puzzles.edge_matching.eternity2 import Eternity2
@@ -50,33 +51,92 @@ def _best_legal_board(table, n):
     return best
 
 
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("seed", range(6))
-def test_a_beam_wider_than_the_tree_finds_the_optimum(seed):
+def test_a_beam_wider_than_the_tree_finds_the_optimum(seed, order):
     """Unturned 4 x 4 boards have 4! * 2!^4 = 384 legal boards, so a beam of 1,000 keeps every partial
-    board: it must find the optimum brute force finds; a beam of one can only do as well or worse."""
+    board, in any order: it must find the optimum brute force finds; a beam of one can only do as
+    well or worse."""
     table = turn_table(_spoiled(4, 3, seed), False)
     optimum = _best_legal_board(table, 4)
-    piece, turns, unmatched = beam_search(table, 4, width=1000, seed=seed)
+    piece, turns, unmatched = beam_search(table, 4, width=1000, seed=seed, order=order)
     assert unmatched == optimum == count_unmatched(piece, turns, table, 4)
     assert beam_search(table, 4, width=1, seed=seed)[2] >= optimum
 
 
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("seed", range(4))
-def test_with_turns_a_beam_wider_than_the_tree_finds_the_optimum(seed):
+def test_with_turns_a_beam_wider_than_the_tree_finds_the_optimum(seed, order):
     """Turning 3 x 3 boards: 4! corner and 4! frame placements (their turns forced by the border)
     times 4 turns of the centre = 2,304 legal boards, so a beam of 5,000 is exhaustive."""
     table = turn_table(_spoiled(3, 3, 10 + seed), True)
     optimum = _best_legal_board(table, 3)
-    piece, turns, unmatched = beam_search(table, 3, width=5000, seed=seed)
+    piece, turns, unmatched = beam_search(table, 3, width=5000, seed=seed, order=order)
     assert unmatched == optimum == count_unmatched(piece, turns, table, 3)
 
 
-@pytest.mark.parametrize("n, colours", [(5, 3), (7, 4), (9, 5)])
-def test_beam_boards_are_legal_and_scored_as_the_puzzle_scores_them(n, colours):
-    puzzle = EdgeMatching(n=n, colours=colours, instance_seed=n)
-    piece, turns, unmatched = beam_search(puzzle.table, n, puzzle.preplaced, width=50, seed=1)
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("max_width", [None, 5000])
+@pytest.mark.parametrize("n, colours, rotations", [(5, 3, False), (7, 4, False), (9, 5, False), (8, 5, True)])
+def test_beam_boards_are_legal_and_scored_as_the_puzzle_scores_them(n, colours, rotations, max_width, order):
+    """Every order, widened or not, pieces turning or not (the kernel also refuses to run should a
+    cell have more candidates than keep_schedule allowed for)."""
+    puzzle = EdgeMatching(n=n, colours=colours, instance_seed=n, rotations=rotations, fix_centre=n % 2 == 1)
+    piece, turns, unmatched = beam_search(puzzle.table, n, puzzle.preplaced, 50, 1, max_width, order)
     layout = puzzle.layout(piece, turns)  # checks each piece once, the centre kept
     assert puzzle.score_layout(layout)["unmatched_edges"] == unmatched
+
+
+def test_keep_schedule_widens_where_few_candidates_are_left_and_bounds_them():
+    """On the official set's rows: the inner cells' candidates shrink from 4 x 195 turns of inner
+    pieces to 4 x 1, so the kept boards grow from `width` up to max_width, never pricing more than
+    `width` boards at the first inner cell do (the starter's cell, 135, has one candidate)."""
+    puzzle = Eternity2()
+    orient_pattern, cell_pattern = grey_patterns(puzzle.table, 16)
+    orient_pattern[puzzle.preplaced[0, 1] * 4 : puzzle.preplaced[0, 1] * 4 + 4] = -1
+    fixed = np.full(256, -1)
+    fixed[puzzle.preplaced[0, 0]] = puzzle.preplaced[0, 1] * 4 + puzzle.preplaced[0, 2]
+    _, _, count, cell_pool = pools(orient_pattern, cell_pattern, 4)
+    keeps, cap = keep_schedule(count, cell_pool, fixed, ORDERS["rows"](16), 100, 10_000)
+    assert cap == 100 * 4 * 195  # the first inner cell, the starter's piece taken
+    assert keeps.min() == 100 and keeps[-2] == 10_000 and keeps[-1] == 100
+    inner = np.array([r * 16 + c for r in range(1, 15) for c in range(1, 15) if r * 16 + c != 135])
+    assert (np.diff(keeps[inner - 1]) >= 0).all()  # the boards going on to each inner cell only grow
+
+
+def test_the_beam_is_the_same_on_one_thread_as_on_several():
+    """Each entry's candidates have their own slots, so threads change the speed, not the board."""
+    puzzle = Eternity2()
+    boards = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        boards.append(beam_search(puzzle.table, 16, puzzle.preplaced, 100, 2, 2000, "rows"))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert all(np.array_equal(a, b) for a, b in zip(boards[0], boards[1], strict=True))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rows_and_widening_match_more_of_the_official_set(seed):
+    """Record backtrackers scan rows, and a beam's mismatches fall on the last cells it fills: on
+    the official set, rows with a 100x wider tail beat the frame-first order at the same width (at
+    width 200: 27 and 30 unmatched against 35 and 34)."""
+    puzzle = Eternity2()
+    framed = beam_search(puzzle.table, 16, puzzle.preplaced, 200, seed, None, "frame_first")[2]
+    widened = beam_search(puzzle.table, 16, puzzle.preplaced, 200, seed, 20_000, "rows")[2]
+    assert widened < framed - 3
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ({"width": 0}, "optimizer.width must be positive"),
+        ({"width": 10, "max_width": 5}, "optimizer.max_width must be at least width"),
+        ({"order": "spiral"}, "optimizer.order must be one of rows, frame_first"),
+    ],
+)
+def test_bad_beam_settings_are_refused_in_one_line(setting, message):
+    with pytest.raises(InputError, match=message):
+        Beam(**setting)
 
 
 def test_a_wider_beam_leaves_fewer_unmatched_edges_near_the_transition():
@@ -111,7 +171,7 @@ def test_exact_first_solves_where_the_search_is_small_and_else_is_the_beam():
     assert easy.score_layout(ExactFirst().solve(easy))["unmatched_edges"] == 0
     hard = EdgeMatching(n=9, colours=5, instance_seed=0)
     capped = ExactFirst(max_nodes=1000, width=200, seed=3).solve(hard)
-    beam = Beam(width=200, seed=3).solve(hard)
+    beam = Beam(width=200, seed=3, max_width=None, order="frame_first").solve(hard)
     assert np.array_equal(capped.piece, beam.piece)
     assert hard.score_layout(capped)["unmatched_edges"] > 0
 
