@@ -1,20 +1,24 @@
 """Beam search for edge-matching boards: the `width` best partial boards, cell by cell.
 
-Beam search fills the cells in a fixed order -- the frame first, clockwise, as Eternity II solvers
-start, then the inner cells row by row -- and keeps, at every cell, the `width` partial boards with
-the fewest unmatched edges so far (ties broken at random, from `seed`). A candidate is a piece in
-one of its turns (an orient); it fits a cell only when its grey sides, so turned, face exactly the
-cell's off-board sides, so every join priced is an inner one. Pre-placed pieces are placed in turn.
+Beam search fills the cells in a fixed order (`order`: row by row, as record Eternity II
+backtrackers scan, or the frame first, then the inner rows) and keeps, at every cell, the partial
+boards with the fewest unmatched edges so far (ties broken at random, from `seed`). A candidate is a
+piece in one of its turns (an orient); it fits a cell only when its grey sides, so turned, face
+exactly the cell's off-board sides, so every join priced is an inner one. Pre-placed pieces are
+placed in turn. A board prices only the pieces it has left, so late cells are cheap: there the beam
+keeps more boards (up to `max_width`), as many as the same work per cell affords -- and late cells
+are where a beam's mismatches fall.
 
-Why: it is the strongest method the project has on boards near the phase transition.
+Why: it is the strongest method the project has on Eternity II and near the phase transition.
+  * The official Eternity II set (pieces turn, starter on): rows and a tail widened from 10,000 to
+    1,000,000 boards match 456-458 of 480 joins in about 22 s on 2 cores (the defaults); the frame-
+    first order at width 10,000 matched 448-450, at 100,000 451-452; the compiled hybrid SA's 60 s
+    median is 432 (benchmarks/bench_eternity2.py beam).
   * The seed's boards (no turns): where exact search gives up (n = 13 at 4-8 colours, n = 15 at
     4-10; 2e9 nodes did not solve n = 13 at 8 colours, nor CP-SAT in a minute) the compiled SA
-    stalls at 85-93% match rate; a beam leaves fewer edges unmatched the wider it is (n = 13 at 7
-    colours: about 25 at width 100, 16-19 at 10,000, 15-17 at the default 40,000, where the
-    hybrid's 2,000,000 moves leave about 30). A 40,000-wide beam takes about 5 s on 13 x 13.
-  * The official Eternity II set (pieces turn, starter piece on): 447 of 480 edges at width 1,000
-    (2 s), 450 at 10,000 (14 s), 451-452 at 100,000 (about 150 s), where the compiled hybrid
-    SA's 60 s median is 432 (benchmarks/bench_eternity2.py beam).
+    stalls at 85-93% match rate; a frame-first beam of 40,000 leaves 15-17 unmatched at n = 13 and
+    7 colours (16-19 at 10,000, about 25 at 100), where the hybrid's 2,000,000 moves leave about 30.
+    Rows tie there, and widening saves about one edge for 5x the time (see ExactFirst).
 """
 
 from __future__ import annotations
