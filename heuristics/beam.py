@@ -26,7 +26,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from core import ConstructivePuzzle, InputError
+from core import ConstructivePuzzle, InputError, unmatched_edge
 from heuristics.edge_greedy import DC, DR, BoardBuilder
 
 WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the official set 22 s on 2 cores
@@ -79,18 +79,29 @@ def _select(cost, keep):
     return chosen
 
 
+_unmatched_edge = numba.njit(inline="always")(unmatched_edge)
+
+
 @numba.njit(cache=True, inline="always")
 def _unmatched(table, facing, orient):
-    """Sides of the orient that differ from the colour its placed neighbour shows it."""
+    """Joins of the orient with its placed neighbours (facing: the colour each shows, -1: none)
+    that the edge-matching rule calls unmatched."""
     turns, add = table.shape[1], 0
     for s in range(4):
-        add += (facing[s] >= 0) & (table[orient // turns, orient % turns, s] != facing[s])
+        if facing[s] >= 0:
+            add += _unmatched_edge(table[orient // turns, orient % turns, s], facing[s])
     return add
 
 
 DE_BRUIJN = 0x03F79D71B4CB0A89  # multiply a lone bit by it: the top 6 bits name the bit
 BIT_OF = np.zeros(64, np.int64)
 BIT_OF[[((1 << b) * DE_BRUIJN % 2**64) >> 58 for b in range(64)]] = np.arange(64)
+
+
+@numba.njit(cache=True, inline="always")
+def _bit(low):
+    """The index of the lone bit set in `low`."""
+    return BIT_OF[((low * DE_BRUIJN) >> 58) & 63]
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -121,7 +132,7 @@ def _beam(table, pool_mask, pool_orients, pool_count, cell_pool, fixed, n, order
                     bits = pool_mask[pool, w] & ~used[now, e, w]
                     while bits != 0:
                         low = bits & -bits
-                        count += pool_count[pool, 64 * w + BIT_OF[((low * DE_BRUIJN) >> 58) & 63]]
+                        count += pool_count[pool, 64 * w + _bit(low)]
                         bits ^= low
             start[e + 1] = count
         for e in range(size):
@@ -147,7 +158,7 @@ def _beam(table, pool_mask, pool_orients, pool_count, cell_pool, fixed, n, order
                 while bits != 0:
                     low = bits & -bits
                     bits ^= low
-                    p = 64 * w + BIT_OF[((low * DE_BRUIJN) >> 58) & 63]
+                    p = 64 * w + _bit(low)
                     for j in range(pool_count[pool, p]):
                         o = pool_orients[pool, p, j]
                         c_entry[k], c_orient[k], c_cost[k] = e, o, cost[now, e] + _unmatched(table, facing, o)
@@ -243,11 +254,11 @@ def beam_search(
     turns = table.shape[1]
     orient_pattern, cell_pattern = grey_patterns(table, n)
     fixed = np.full(n * n, -1, dtype=np.int64)
-    rows = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
-    fixed[rows[:, 0]] = rows[:, 1] * turns + rows[:, 2]
-    for piece in rows[:, 1]:  # a pre-placed piece is nobody else's candidate
+    given = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
+    fixed[given[:, 0]] = given[:, 1] * turns + given[:, 2]
+    for piece in given[:, 1]:  # a pre-placed piece is nobody else's candidate
         orient_pattern[piece * turns : (piece + 1) * turns] = -1
-    _check_fits(orient_pattern, np.delete(cell_pattern, rows[:, 0]), turns)
+    _check_fits(orient_pattern, np.delete(cell_pattern, given[:, 0]), turns)
     mask, orients, count, cell_pool = pools(orient_pattern, cell_pattern, turns)
     cells = ORDERS[order](n)
     keeps, cap = keep_schedule(count, cell_pool, fixed, cells, width, max_width or width)
