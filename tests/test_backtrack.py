@@ -68,3 +68,22 @@ def test_running_out_of_nodes_reports_a_lower_bound_not_a_board():
     result = solve_exact(turn_table(colours, True), 5, max_nodes=5000)
     assert not result.optimal and result.piece is None and result.unmatched is None
     assert result.nodes <= 5001 and result.lower_bound == 1
+
+
+@pytest.mark.parametrize("n, colours, rotations", [(9, 5, False), (7, 4, False), (5, 4, True), (5, 3, True)])
+def test_the_perfect_search_walks_the_deepening_search_tree_to_the_same_board(n, colours, rotations):
+    """The lean k = 0 search lists only fitting orients: the same nodes, in the same order."""
+    p = EdgeMatching(n=n, colours=colours, rotations=rotations, fix_centre=not rotations, instance_seed=3)
+    fast = solve_exact(p.table, n, p.preplaced)
+    baseline = solve_exact(p.table, n, p.preplaced, perfect_search=False)
+    assert fast.optimal and fast.unmatched == baseline.unmatched == 0
+    assert fast.nodes == baseline.nodes > 100
+    assert (fast.piece == baseline.piece).all() and (fast.rotation == baseline.rotation).all()
+
+
+def test_a_perfect_search_that_runs_out_says_only_that_no_perfect_board_was_ruled_out():
+    """The seed's 13 x 13 at 8 colours, instance 0, needs about 1.7e10 nodes; capped at 10,000."""
+    p = EdgeMatching(n=13, colours=8, rotations=False, fix_centre=True, instance_seed=0)
+    result = solve_exact(p.table, 13, p.preplaced, max_nodes=10_000)
+    assert not result.optimal and result.piece is None and result.lower_bound == 0
+    assert result.nodes == 10_001
