@@ -304,8 +304,9 @@ def solve_exact(
     z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
     spent, k = 0, base + (max(z0 - b0, 0) + 1) // 2
     if perfect_search and k == 0 and z0 == b0:  # then a perfect board puts every grey side off the board
+        kind, starts, pieces, turns, shows = _kind_index(table, n, skip)
         status, spent = _perfect(
-            todo, piece, rot, used, twin, table, n, *_kind_index(table, n, skip), max_nodes
+            todo, piece, rot, used, twin, table, n, kind, starts, pieces, turns, shows, max_nodes
         )
         if status == 1:
             return ExactResult(piece, rot, 0, True, 0, spent)
