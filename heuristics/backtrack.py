@@ -304,9 +304,21 @@ def solve_exact(
     z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
     spent, k = 0, base + (max(z0 - b0, 0) + 1) // 2
     if perfect_search and k == 0 and z0 == b0:  # then a perfect board puts every grey side off the board
-        kind, starts, pieces, turns, shows = _kind_index(table, n, skip)
+        kind, kind_starts, kind_pieces, kind_turns, shows = _kind_index(table, n, skip)
         status, spent = _perfect(
-            todo, piece, rot, used, twin, table, n, kind, starts, pieces, turns, shows, max_nodes
+            todo,
+            piece,
+            rot,
+            used,
+            twin,
+            table,
+            n,
+            kind,
+            kind_starts,
+            kind_pieces,
+            kind_turns,
+            shows,
+            max_nodes,
         )
         if status == 1:
             return ExactResult(piece, rot, 0, True, 0, spent)
