@@ -216,23 +216,27 @@ def _perfect(cells, piece, rot, used, twin, table, n, cell_key, starts, pieces, 
     return 0, nodes
 
 
-def _index(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Candidates (piece * turns + turn) by (left colour, top colour), either of which may be 'any'.
+def _by_key(table: np.ndarray, orients: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Orients (piece * turns + turn) listed under (group, left colour, top colour), each colour also
+    under 'any'; key (group * width + a) * width + b, width = colours + 2, 'any' = width - 1.
 
-    Key a * width + b, where width = colours + 1 and the last value of a or b means any colour;
-    `entries[starts[key]:starts[key + 1]]` lists the candidates in (piece, turn) order.
+    `entries[starts[key]:starts[key + 1]]` lists a key's orients in the order given (sorting, not
+    Python lists: a board of 300 colours has 100,000 keys per group).
     """
     width = int(table.max()) + 2
-    lists: list[list[int]] = [[] for _ in range(width * width)]
-    any_colour = width - 1
-    for p in range(table.shape[0]):
-        for r in range(table.shape[1]):
-            a, b = int(table[p, r, 0]), int(table[p, r, 1])
-            for ka in (a, any_colour):
-                for kb in (b, any_colour):
-                    lists[ka * width + kb].append(p * table.shape[1] + r)
-    starts = np.cumsum([0] + [len(x) for x in lists]).astype(np.int64)
-    return starts, np.array([e for x in lists for e in x], dtype=np.int64)
+    turns = table.shape[1]
+    a, b = table[orients // turns, orients % turns, 0], table[orients // turns, orients % turns, 1]
+    keys = np.concatenate([(group * width + x) * width + y for x in (a, width - 1) for y in (b, width - 1)])
+    order = np.argsort(keys, kind="stable")  # a key gets orients from one of the four blocks only
+    size = (int(group.max(initial=0)) + 1) * width * width
+    starts = np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=size))]).astype(np.int64)
+    return starts, np.tile(orients, 4)[order].astype(np.int64)
+
+
+def _index(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Candidates by (left colour, top colour), either of which may be 'any' (`_by_key`, one group)."""
+    orients = np.arange(table.shape[0] * table.shape[1])
+    return _by_key(table, orients, np.zeros_like(orients))
 
 
 def _kind_index(table: np.ndarray, n: int, skip: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -244,18 +248,10 @@ def _kind_index(table: np.ndarray, n: int, skip: np.ndarray) -> tuple[np.ndarray
     """
     orient_pattern, cell_pattern = grey_patterns(table, n)
     patterns, cell_key = np.unique(cell_pattern, return_inverse=True)
-    width, turns = int(table.max()) + 2, table.shape[1]
-    lists: list[list[int]] = [[] for _ in range(len(patterns) * width * width)]
-    for kind, pattern in enumerate(patterns):
-        for o in np.flatnonzero(orient_pattern == pattern):
-            p, r = divmod(int(o), turns)
-            if skip[p, r]:
-                continue
-            for a in (int(table[p, r, 0]), width - 1):
-                for b in (int(table[p, r, 1]), width - 1):
-                    lists[(kind * width + a) * width + b].append(int(o))
-    starts = np.cumsum([0] + [len(x) for x in lists]).astype(np.int64)
-    pieces, turns = np.divmod(np.array([e for x in lists for e in x], dtype=np.int64), table.shape[1])
+    orients = np.flatnonzero(np.isin(orient_pattern, patterns) & ~skip.ravel())
+    kind = np.searchsorted(patterns, orient_pattern[orients])
+    starts, entries = _by_key(table, orients, kind)
+    pieces, turns = np.divmod(entries, table.shape[1])
     return cell_key.astype(np.int64), starts, pieces, turns, table[pieces, turns]
 
 
