@@ -172,7 +172,7 @@ def _perfect(cells, piece, rot, used, twin, table, n, cell_key, starts, pieces, 
     pre-placed neighbour to the right or below is left to check. 3-5x the nodes per second.
     shows[i]: the colours [left, top, right, bottom] the i-th listed orient shows.
     """
-    f, width = cells.shape[0], shows.max() + 2
+    f, width = cells.shape[0], table.max() + 2  # as in `_by_key`
     given = np.full((n * n, 4), -1, dtype=np.int64)  # colours each filled cell shows, -1: empty
     for cell in range(n * n):
         if piece[cell] != EMPTY:
