@@ -50,7 +50,9 @@ def main() -> None:
         nodes = {side: t.result.nodes for side, t in timings.items()}
         assert nodes[BASELINE] == nodes[OURS], f"the sides walked different trees: {nodes}"
         found = timings[OURS].result.unmatched
-        print(f"nodes: {nodes[OURS]:,}; {'a perfect board found' if found == 0 else 'no board within the cap'}")
+        print(
+            f"nodes: {nodes[OURS]:,}; {'a perfect board found' if found == 0 else 'no board within the cap'}"
+        )
         report(timings, BASELINE, work=nodes[OURS], unit="nodes")
 
 

@@ -385,10 +385,10 @@ class ExactFirst(BoardBuilder):
     colours) its tree outgrows any cap (the perfect search needed 1.7e10 nodes, 4 minutes, for one
     board of n = 13 at 8 colours, and more than 2e10 for another), and there beam search leaves the
     fewest unmatched edges of the project's methods. At the default cap (80 million nodes, 4x the
-    cap before the lean perfect search, for the same time) a give-up costs about a second. The beam's settings
-    are the ones the colour sweep was measured with: frame first, 40,000 boards, not widened (on
-    these boards rows tie with frame first or lose by 1-3 edges, and widening to 1,000,000 boards
-    saves one edge at n = 13, 8 colours, for 5x the time).
+    cap before the lean perfect search, for the same time) a give-up costs about a second. The
+    beam's settings are the ones the colour sweep was measured with: frame first, 40,000 boards,
+    not widened (on these boards rows tie with frame first or lose by 1-3 edges, and widening to
+    1,000,000 boards saves one edge at n = 13, 8 colours, for 5x the time).
     """
 
     def __init__(
