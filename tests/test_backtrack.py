@@ -87,3 +87,34 @@ def test_a_perfect_search_that_runs_out_says_only_that_no_perfect_board_was_rule
     result = solve_exact(p.table, 13, p.preplaced, max_nodes=10_000)
     assert not result.optimal and result.piece is None and result.lower_bound == 0
     assert result.nodes == 10_001
+
+
+@pytest.mark.parametrize("rotations", [False, True])
+def test_the_candidate_index_lists_exactly_the_orients_of_each_kind_and_colours_in_order(rotations):
+    from heuristics.backtrack import _kind_index, _symmetries
+    from heuristics.beam import grey_patterns
+
+    p = EdgeMatching(n=5, colours=3, rotations=rotations, fix_centre=False, instance_seed=4)
+    table = np.asarray(p.table, dtype=np.int64)
+    turns, skip = table.shape[1], _symmetries(table)[1]
+    cell_kind, starts, pieces, turns_listed, shows = _kind_index(table, 5, skip)
+    orient_pattern, cell_pattern = grey_patterns(table, 5)
+    width, any_colour = int(table.max()) + 2, int(table.max()) + 1
+    for cell in range(25):
+        for a in range(width):
+            for b in range(width):
+                key = (cell_kind[cell] * width + a) * width + b
+                listed = [pieces[i] * turns + turns_listed[i] for i in range(starts[key], starts[key + 1])]
+                expected = [
+                    o
+                    for o in range(table.shape[0] * turns)
+                    if orient_pattern[o] == cell_pattern[cell]
+                    and not skip[o // turns, o % turns]
+                    and a in (table[o // turns, o % turns, 0], any_colour)
+                    and b in (table[o // turns, o % turns, 1], any_colour)
+                ]
+                assert listed == expected
+                assert all(
+                    (shows[i] == table[pieces[i], turns_listed[i]]).all()
+                    for i in range(starts[key], starts[key + 1])
+                )
