@@ -224,8 +224,8 @@ def _by_key(table: np.ndarray, orients: np.ndarray, group: np.ndarray) -> tuple[
     Python lists: a board of 300 colours has 100,000 keys per group).
     """
     width = int(table.max()) + 2
-    turns = table.shape[1]
-    a, b = table[orients // turns, orients % turns, 0], table[orients // turns, orients % turns, 1]
+    p, r = np.divmod(orients, table.shape[1])
+    a, b = table[p, r, 0], table[p, r, 1]
     keys = np.concatenate([(group * width + x) * width + y for x in (a, width - 1) for y in (b, width - 1)])
     order = np.argsort(keys, kind="stable")  # a key gets orients from one of the four blocks only
     size = (int(group.max(initial=0)) + 1) * width * width
@@ -292,7 +292,6 @@ def solve_exact(
     if table.ndim != 3 or table.shape[0] != n * n or table.shape[2] != 4:
         raise ValueError(f"need an ({n * n}, turns, 4) turn table for n={n}, got shape {table.shape}")
     twin, skip = _symmetries(table)
-    starts, entries = _index(table)
     piece, rot, used, todo, base = _start(table, n, preplaced)
     zeros = (table[:, 0] == 0).sum(axis=1).astype(np.int64)
     rows, cols = np.divmod(np.arange(n * n), n)
@@ -321,6 +320,7 @@ def solve_exact(
         if status < 0:
             return ExactResult(None, None, None, False, 0, spent)
         k = 1
+    starts, entries = _index(table)  # only the deepening steps need it
     while k <= 2 * n * (n - 1):
         status, nodes = _search(
             k,

@@ -3,7 +3,8 @@ import itertools
 import numpy as np
 import pytest
 
-from heuristics.backtrack import solve_exact
+from heuristics.backtrack import _kind_index, _symmetries, solve_exact
+from heuristics.beam import grey_patterns
 from puzzles.edge_matching import EdgeMatching, Layout, count_unmatched, turn_table
 
 
@@ -91,9 +92,6 @@ def test_a_perfect_search_that_runs_out_says_only_that_no_perfect_board_was_rule
 
 @pytest.mark.parametrize("rotations", [False, True])
 def test_the_candidate_index_lists_exactly_the_orients_of_each_kind_and_colours_in_order(rotations):
-    from heuristics.backtrack import _kind_index, _symmetries
-    from heuristics.beam import grey_patterns
-
     p = EdgeMatching(n=5, colours=3, rotations=rotations, fix_centre=False, instance_seed=4)
     table = np.asarray(p.table, dtype=np.int64)
     turns, skip = table.shape[1], _symmetries(table)[1]
