@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 
 import numpy as np
 
-if TYPE_CHECKING:  # only for annotations: the objective lives with the optimisers
+if TYPE_CHECKING:  # only for annotations
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-
-    from heuristics.objective import Objective
 
 
 class InputError(ValueError):
@@ -137,18 +136,45 @@ class Puzzle(Protocol):
     def draw(self, layout: Any, ax: Axes | None = None) -> Figure: ...
 
 
-class Optimizer(Protocol):
-    """A metaheuristic: a plain loop that calls the objective until it raises Stop."""
+class Face(Enum):
+    """What a puzzle offers a solver, and what a solver needs from it: compatibility is declared.
 
-    name: str
+    A puzzle lists the faces it offers (`offers`, a frozenset) and every optimiser names the one
+    it needs (`needs`); `experiments.solvers` compares the two before a run starts and refuses a
+    mismatch in one line. The value reads in that line: "needs a genome and fitness".
+    """
 
-    def run(self, objective: Objective, rng: np.random.Generator) -> None: ...
+    FITNESS = "a genome and fitness"  # `space` + `fitness(genome)`: every generic metaheuristic
+    LOCAL_SEARCH = "a local-search face"  # `local_search(builder)`: the compiled optimisers
+    BOARD = "an edge-matching board"  # `ConstructivePuzzle`: greedy, beam, backtracker
+    EXACT = "an exact model"  # `ExactPuzzle`: task=exact
+
+
+@dataclass(frozen=True)
+class Construction:
+    """What a constructive solver built: its board, the work it took (`work` counts the solver's
+    `work_unit`: placements priced, search nodes) and why it stopped ("finished" or "seconds")."""
+
+    layout: Any
+    work: int
+    stop_reason: str = "finished"
 
 
 class ConstructiveSolver(Protocol):
-    """A solver that builds one layout from the puzzle's pieces (a greedy, a backtracker)."""
+    """A solver that builds one board from an edge-matching puzzle's pieces (greedy, beam, backtracker).
+
+    `construct(puzzle, seconds)` returns the best complete board it can build within `seconds`
+    (None: no time limit), or refuses in one line (`InputError`) where it cannot; `solve(puzzle)` is
+    `construct(puzzle).layout`. `repeats_pieces` declares a solver whose boards may place a piece
+    twice (the seed's greedy, kept faithful): such a board is no genome of the puzzle.
+    """
 
     name: str
+    needs: Face
+    work_unit: str
+    repeats_pieces: bool
+
+    def construct(self, puzzle: Any, seconds: float | None = None) -> Construction: ...
 
     def solve(self, puzzle: Any) -> Any: ...
 

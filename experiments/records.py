@@ -50,7 +50,9 @@ class RunRecord:
     known_optimum: float | None = _kind("outcome")
     success: bool | None = _kind("outcome")
     evaluations: int | None = _kind("outcome")
-    evaluation_kind: str | None = _kind("outcome")  # what one evaluation was: "fitness" or "priced move"
+    evaluation_kind: str | None = _kind("outcome")  # one evaluation: "fitness", "priced move", "construction"
+    work: int | None = _kind("outcome")  # a constructive solver's work: placements priced or nodes walked
+    work_unit: str | None = _kind("outcome")  # what `work` counts: "placement" or "node"
     evals_to_optimum: float | None = _kind("outcome")
     stop_reason: str | None = _kind("outcome")
     best_genome: str | None = _kind("outcome")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from core import ConstructivePuzzle, InputError, unmatched_edge
+from core import Construction, ConstructivePuzzle, InputError, unmatched_edge
 from heuristics.beam import Beam, grey_patterns
 from heuristics.edge_greedy import DC, DR, EMPTY, BoardBuilder, start_board
 
@@ -364,7 +364,9 @@ class Backtrack(BoardBuilder):
         self.max_nodes = max_nodes
         self.name = "backtrack"
 
-    def solve(self, puzzle: ConstructivePuzzle):
+    work_unit = "node"
+
+    def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
         """An optimal board, checked (each piece once, pre-placed pieces kept)."""
         puzzle = self._require(puzzle)
         result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes)
@@ -373,7 +375,7 @@ class Backtrack(BoardBuilder):
                 f"optimizer=backtrack gave up after {result.nodes:,} nodes (the optimum is at least "
                 f"{result.lower_bound} unmatched edges); raise optimizer.max_nodes or use a smaller board"
             )
-        return puzzle.layout(result.piece, result.rotation)
+        return Construction(puzzle.layout(result.piece, result.rotation), work=result.nodes)
 
 
 class ExactFirst(BoardBuilder):
@@ -405,10 +407,12 @@ class ExactFirst(BoardBuilder):
         self.fallback = Beam(width, seed, max_width, order)
         self.name = "exact_first"
 
-    def solve(self, puzzle: ConstructivePuzzle):
+    work_unit = "node"
+
+    def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
         """An optimal board if the capped search finds one, else the fallback's (both checked)."""
         puzzle = self._require(puzzle)
         result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes)
         if result.piece is not None and result.rotation is not None:
-            return puzzle.layout(result.piece, result.rotation)
-        return self.fallback.solve(puzzle)
+            return Construction(puzzle.layout(result.piece, result.rotation), work=result.nodes)
+        return self.fallback.construct(puzzle, seconds)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from core import ConstructivePuzzle, InputError, unmatched_edge
+from core import Construction, ConstructivePuzzle, InputError, unmatched_edge
 from heuristics.edge_greedy import DC, DR, BoardBuilder
 
 WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the official set 22 s on 2 cores
@@ -289,10 +289,10 @@ class Beam(BoardBuilder):
         self.width, self.seed, self.max_width, self.order = width, seed, max_width, order
         self.name = "beam"
 
-    def solve(self, puzzle: ConstructivePuzzle):
+    def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
         """The best board of the beam, checked (each piece once, pre-placed pieces kept)."""
         puzzle = self._require(puzzle)
         piece, turns, _ = beam_search(
             puzzle.table, puzzle.n, puzzle.preplaced, self.width, self.seed, self.max_width, self.order
         )
-        return puzzle.layout(piece, turns)
+        return Construction(puzzle.layout(piece, turns), work=0)

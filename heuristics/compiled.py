@@ -16,9 +16,9 @@ from functools import partial
 
 import numpy as np
 
-from core import InputError
+from core import Face, InputError
+from core.objective import Objective
 from heuristics.local_search import KERNEL_PARAMS, Chain, Pace, check_start, face_of, run_chains, start_chains
-from heuristics.objective import Objective
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
 FIRST_PERIOD = 1e15  # a time-budgeted run's period before its first epoch shows its pace: t_start
@@ -37,7 +37,7 @@ class Chains:
 
     name: str
     kernel: str
-    evaluation_kind = "priced move"
+    needs = Face.LOCAL_SEARCH
 
     def __init__(self, params: dict[str, float], chunk: int, chains: int, exchange: int, start: str):
         _positive(chunk=chunk, chains=chains)

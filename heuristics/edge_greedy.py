@@ -29,7 +29,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from core import ConstructivePuzzle, InputError
+from core import Construction, ConstructivePuzzle, Face, InputError
 
 EMPTY = -1
 DR = (0, -1, 0, 1)  # row and column steps to the neighbour across side s: [left, top, right, bottom]
@@ -295,10 +295,21 @@ def greedy(table, n: int, preplaced=None, seed_faithful: bool = False) -> tuple[
 
 
 class BoardBuilder:
-    """What every constructive solver shares: the puzzle it needs, and a one-line refusal to be run
-    as a metaheuristic (it builds a board from the pieces; it evaluates no genomes)."""
+    """What every constructive solver shares: the face it needs, what it counts as work, the puzzle
+    check, and a one-line refusal to be run as a metaheuristic (it builds a board from the pieces; it
+    evaluates no genomes). Subclasses implement `construct`."""
 
     name: str
+    needs = Face.BOARD
+    work_unit = "placement"  # what `Construction.work` counts
+    repeats_pieces = False  # may a board place a piece twice (the seed's greedy, kept faithful)?
+
+    def construct(self, puzzle, seconds: float | None = None) -> Construction:
+        raise NotImplementedError
+
+    def solve(self, puzzle):
+        """The board `construct` builds with no time limit."""
+        return self.construct(puzzle).layout
 
     def _require(self, puzzle) -> ConstructivePuzzle:
         """The puzzle, if it offers what a constructive solver needs; else a one-line error."""
@@ -326,11 +337,12 @@ class Greedy(BoardBuilder):
     """The seed's greedy scoring solver; `seed_faithful` keeps the seed's bugs (duplicates included)."""
 
     def __init__(self, seed_faithful: bool = False):
-        self.seed_faithful = seed_faithful
+        self.seed_faithful = self.repeats_pieces = seed_faithful
         self.name = "greedy_faithful" if seed_faithful else "greedy"
 
-    def solve(self, puzzle: ConstructivePuzzle):
-        """One greedy board, checked: pre-placed pieces kept, and each piece once unless seed-faithful."""
+    def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
+        """One greedy board, checked: pre-placed pieces kept, and each piece once unless seed-faithful.
+        It takes milliseconds, so a time limit never cuts it short."""
         puzzle = self._require(puzzle)
         if self.seed_faithful and puzzle.rotations:
             raise InputError(
@@ -341,4 +353,5 @@ class Greedy(BoardBuilder):
             piece, rot = greedy(puzzle.table, puzzle.n, puzzle.preplaced, self.seed_faithful)
         except ValueError as err:
             raise InputError(f"optimizer={self.name}: {err}") from None
-        return puzzle.layout(piece, rot, allow_duplicates=self.seed_faithful)
+        layout = puzzle.layout(piece, rot, allow_duplicates=self.seed_faithful)
+        return Construction(layout, work=len(piece))

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from deap import algorithms, base, creator, tools
 
-from core import InputError, PermutationSpace
-from heuristics.objective import Objective
+from core import Face, InputError, PermutationSpace
+from core.objective import Objective
 
 # DEAP's classes live at module level so that runs can be pickled to launcher workers.
 if not hasattr(creator, "FitnessMin"):
@@ -68,6 +68,7 @@ class GA:
     """Generational GA: select, vary (DEAP's varAnd), evaluate, keep the elite; until the budget ends."""
 
     name = "ga"
+    needs = Face.FITNESS
 
     def __init__(
         self,

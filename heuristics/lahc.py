@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import InputError, PermutationSpace
+from core import Face, InputError, PermutationSpace
+from core.objective import Objective
 from heuristics.moves import random_move
-from heuristics.objective import Objective
 
 
 class LateAcceptance:
@@ -18,6 +18,7 @@ class LateAcceptance:
     """
 
     name = "lahc"
+    needs = Face.FITNESS
 
     def __init__(self, history: int = 50, move: str = "swap"):
         if history < 1:

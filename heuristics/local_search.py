@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from core import InputError, LocalSearchFace
+from core.objective import Objective
 from core.rng import make_rng
 from heuristics import kernels
-from heuristics.objective import Objective
 
 KERNEL_PARAMS = {"sa": ("t_start", "t_end", "period"), "ils": ("patience", "kick", "restart")}
 STARTS = ("random", "greedy")  # an optimiser's `start`: the face's random board or its greedy one

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from core import Budget, InputError, LocalSearchFace, Optimizer, PermutationSpace, Result
-from heuristics.objective import Objective, Stop
+from core import Budget, InputError, LocalSearchFace, PermutationSpace, Result
+from core.objective import Objective, Optimizer, Stop
 
 
 def minimize(

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from heuristics.objective import Objective
+from core import Face
+from core.objective import Objective
 
 
 class RandomSearch:
     """Draw genomes uniformly at random until the budget ends the run."""
 
     name = "random_search"
+    needs = Face.FITNESS
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
         while True:

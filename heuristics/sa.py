@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from core import InputError, PermutationSpace
+from core import Face, InputError, PermutationSpace
+from core.objective import Objective
 from heuristics.moves import random_move
-from heuristics.objective import Objective
 
 MOVES = ("swap", "insert", "reversal")
 
@@ -21,6 +21,7 @@ class SimulatedAnnealing:
     """
 
     name = "sa"
+    needs = Face.FITNESS
 
     def __init__(
         self,

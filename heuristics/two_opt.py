@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from core import InputError, PermutationSpace
+from core import Face, InputError, PermutationSpace
+from core.objective import Objective
 from heuristics.moves import reorient, reverse, swap
-from heuristics.objective import Objective
 
 
 class TwoOpt:
@@ -22,6 +22,7 @@ class TwoOpt:
     """
 
     name = "two_opt"
+    needs = Face.FITNESS
 
     def __init__(self, strategy: str = "first", move: str = "reversal", start: str = "random"):
         if strategy not in ("first", "best"):

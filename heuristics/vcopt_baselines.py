@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from vcopt import vcopt
 
-from core import InputError, PermutationSpace
-from heuristics.objective import Objective
+from core import Face, InputError, PermutationSpace
+from core.objective import Objective
 
 
 class TokenEncoding:
@@ -65,6 +65,7 @@ class VcoptOpt2:
     """vcopt().opt2 from random starting orders (the first from the identity, as in seed 002)."""
 
     name = "vcopt_opt2"
+    needs = Face.FITNESS
 
     def __init__(self, start: str = "identity"):
         if start not in ("identity", "random"):
@@ -84,6 +85,7 @@ class VcoptTspGA:
     """vcopt().tspGA with the seed's pool size, restarted when it stops by itself."""
 
     name = "vcopt_tspga"
+    needs = Face.FITNESS
 
     def __init__(self, pool_num: int = 20, max_gen: int | None = None):
         self.pool_num, self.max_gen = pool_num, max_gen

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import Answer, CoverModel, ExactReport, InputError
+from core import Answer, CoverModel, ExactReport, Face, InputError
 from puzzles.packing import Board, Packing
 from puzzles.pieces import normalise, read_pieces
 
@@ -119,6 +119,7 @@ class Calendar:
     """
 
     name = "calendar"
+    offers = frozenset({Face.EXACT})
     needs_solutions = False  # a date's figure is its solution count
 
     def __init__(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import Answer, CoverModel, ExactReport
+from core import Answer, CoverModel, ExactReport, Face
 from puzzles.packing import Packing, box
 from puzzles.pieces import read_pieces
 
@@ -34,6 +34,7 @@ class Galakub:
     """
 
     name = "galakub"
+    offers = frozenset({Face.EXACT})
     needs_solutions = True  # distinct fillings are counted from the solutions themselves
 
     def __init__(self, reflections: bool = False):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from core import InputError, LocalSearchFace, PermutationSpace
+from core import ConstructiveSolver, Face, InputError, LocalSearchFace, PermutationSpace
 from puzzles.pieces import Piece, orientations, read_pieces
 
 MAX_WIDTH = 63
@@ -104,6 +104,7 @@ class PentominoStrip:
     """
 
     name = "pentomino"
+    offers = frozenset({Face.FITNESS, Face.LOCAL_SEARCH})
     score_name = "gaps"
     instance_keys: tuple[str, ...] = ()  # one instance per setting: runs never pair up on instances
 
@@ -196,10 +197,10 @@ class PentominoStrip:
         """Gap count of the bottom-left packing (lower is better)."""
         return float(self._pack(genome, self._no_placements) * self.width - self.area)
 
-    def local_search(self, **mix: float) -> LocalSearchFace:
+    def local_search(self, builder: ConstructiveSolver | None = None, **mix: float) -> LocalSearchFace:
         """The compiled local-search face: moves priced by re-packing from the first changed position
         (puzzles/strip_search.py), a large step that re-packs the last pieces exactly; `mix` overrides
-        the move weights."""
+        the move weights. `builder` is the face protocol's greedy start, which a strip has none of."""
         from puzzles import strip_search as face
 
         scale = self.tie_break

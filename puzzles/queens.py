@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from core import Answer, CoverModel, ExactReport, InputError, PermutationSpace, bitsets
+from core import Answer, CoverModel, ExactReport, Face, InputError, PermutationSpace, bitsets
 
 KNOWN = {4: 2, 5: 10, 6: 4, 7: 40, 8: 92, 9: 352, 10: 724, 11: 2680, 12: 14200}  # OEIS A000170
 
@@ -27,6 +27,7 @@ class Queens:
     """
 
     name = "queens"
+    offers = frozenset({Face.FITNESS, Face.EXACT})
     score_name = "attacking pairs"
     instance_keys: tuple[str, ...] = ()
     needs_solutions = False  # the exact figure is a count

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import Answer, CoverModel, ExactReport, InputError
+from core import Answer, CoverModel, ExactReport, Face, InputError
 from puzzles.packing import Packing, box
 from puzzles.pieces import read_pieces
 
@@ -47,6 +47,7 @@ class PentominoRectangles:
     """
 
     name = "pentomino_rectangles"
+    offers = frozenset({Face.EXACT})
     needs_solutions = True  # tilings up to symmetry are counted from the tilings themselves
 
     def __init__(self, boards: list[str] | None = None):

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from core import Budget, InputError, PermutationSpace
-from heuristics.objective import Objective, Stop
+from core.objective import Objective, Stop
 
 SPACE = PermutationSpace(5)
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from core import PermutationSpace
+from core import Face, PermutationSpace
 
 
 class HiddenOrder:
     """Order n items as a hidden order (drawn from the instance seed) does; fitness: pairs out of order."""
 
     name = "hidden_order"
+    offers = frozenset({Face.FITNESS})
     known_optimum = 0.0
     score_name = "pairs out of order"
     instance_keys = ("instance_seed",)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from core import Face
+
 
 class RandomWalk:
     """Each step swaps `swaps` random pairs of positions and keeps the result when it is no worse."""
 
     name = "walk"
+    needs = Face.FITNESS
 
     def __init__(self, swaps: int = 1):
         if swaps < 1:

@@ -26,12 +26,11 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from core import ConstructiveSolver, InputError, Optimizer
-from experiments.build import build, component_name, config_columns, make_budget, settings
+from core import Face, InputError
+from experiments.build import build, component_name, config_columns, settings
 from experiments.records import RunRecord, write_picture, write_record, write_table
-from experiments.tasks.optimise import local_search_face
+from experiments.solvers import UnderBudget, as_builder, check_pair, needs
 from heuristics.edge_greedy import Greedy
-from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching, Layout, inner_edges
 
 TABLE = "colour_sweep.parquet"
@@ -87,41 +86,20 @@ def greedy_point(n: int, colours: int, instance_seed: int, seed_faithful: bool, 
     return point(puzzle, layout, solver.name, time.perf_counter() - start)
 
 
-class UnderBudget:
-    """A metaheuristic in the constructive shape: `solve(puzzle)` runs it under the run's budget and
-    decodes its best genome; `cost` says what the last solve spent."""
-
-    def __init__(self, optimizer: Optimizer, budget: DictConfig, seed: int):
-        self.optimizer, self.budget, self.seed = optimizer, budget, seed
-        self.name, self.cost = optimizer.name, FINISHED
-
-    def solve(self, puzzle: EdgeMatching) -> Layout:
-        """The best board the metaheuristic finds within the budget (stopping at a known optimum)."""
-        budget = make_budget(self.budget, puzzle.known_optimum)
-        face = local_search_face(puzzle, self.optimizer)
-        result = minimize(puzzle.fitness, puzzle.space, self.optimizer, budget, self.seed, face=face)
-        self.cost = {"evaluations": result.evaluations, "stop_reason": result.stop_reason}
-        return puzzle.decode(result.best_genome)
-
-    def warm_up(self, puzzle: EdgeMatching) -> None:
-        """Compile the fitness and any face kernel (or load numba's cache), where a solve is a whole run."""
-        puzzle.fitness(puzzle.space.identity())
-        local_search_face(puzzle, self.optimizer)
-
-
 def solver_kind(optimizer) -> str:
     """The solver's kind, which picks its colour counts and budget: constructive (builds a board),
-    compiled (counts priced moves) or metaheuristic."""
-    if hasattr(optimizer, "solve"):
-        return "constructive"
-    return (
-        "compiled" if getattr(optimizer, "evaluation_kind", "fitness") == "priced move" else "metaheuristic"
-    )
+    compiled (counts priced moves on the local-search face) or metaheuristic (the fitness face)."""
+    return {Face.BOARD: "constructive", Face.LOCAL_SEARCH: "compiled", Face.FITNESS: "metaheuristic"}[
+        needs(optimizer)
+    ]
 
 
-def warm_up(solver: ConstructiveSolver, puzzle: EdgeMatching) -> None:
+def warm_up(solver, puzzle: EdgeMatching) -> None:
     """Compile (or load numba's cache) before any clock starts, so the first colour count pays no extra."""
-    getattr(solver, "warm_up", solver.solve)(puzzle)
+    if isinstance(solver, UnderBudget):
+        solver.warm_up(puzzle)
+    else:
+        solver.solve(puzzle)
 
 
 class ColourSweep:
@@ -182,16 +160,23 @@ class ColourSweep:
         optimizer = build(cfg.optimizer, "optimizer")
         kind = solver_kind(optimizer)
         budget = self.budget(cfg, kind)
-        solver = optimizer if kind == "constructive" else UnderBudget(optimizer, budget, int(cfg.seed))
+        solver = as_builder(optimizer, budget, int(cfg.seed))
         base = settings(cfg.puzzle, "puzzle")
         counts = self.counts(base, kind)
-        warm_up(solver, build(OmegaConf.create({**base, "colours": counts[0]}), "puzzle"))
+        first = build(OmegaConf.create({**base, "colours": counts[0]}), "puzzle")
+        check_pair(
+            optimizer,
+            first,
+            component_name(cfg, "optimizer", optimizer),
+            component_name(cfg, "puzzle", first),
+        )
+        warm_up(solver, first)
         rows, start, name = [], time.perf_counter(), component_name(cfg, "optimizer", solver)
         for colours in tqdm(counts, disable=not cfg.progress, desc=f"{name} n={base['n']}", leave=False):
             puzzle = build(OmegaConf.create({**base, "colours": colours}), "puzzle")
             clock = time.perf_counter()
             layout = solver.solve(puzzle)
-            cost = getattr(solver, "cost", FINISHED)
+            cost = solver.cost if isinstance(solver, UnderBudget) else FINISHED
             rows.append({**point(puzzle, layout, name, time.perf_counter() - clock), **cost})
             if colours in self.pictures:
                 write_picture(puzzle.draw(layout), run_dir / f"board_colours={colours}.png")

@@ -10,11 +10,10 @@ import pandas as pd
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from core import LocalSearchFace, Puzzle, Result
+from core import Puzzle, Result
 from experiments.build import build, component_name, config_columns, make_budget
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
-from heuristics.edge_greedy import Greedy
-from heuristics.local_search import warm_up
+from experiments.solvers import Built, as_optimizer, check_pair, evaluation_kind, local_search_face
 from heuristics.minimize import minimize
 
 
@@ -28,25 +27,46 @@ def first_reach(trace: pd.DataFrame, target: float | None) -> tuple[float | None
     return float(hit["evaluations"].iloc[0]), float(hit["seconds"].iloc[0])
 
 
-def run_record(cfg: DictConfig, puzzle: Puzzle, optimizer, result: Result, trace: pd.DataFrame) -> RunRecord:
+def rescored(puzzle: Puzzle, solver: Any, result: Result) -> float:
+    """The puzzle's own score of the final board; a loud error when the optimiser's tally differs.
+
+    Why: compiled kernels and constructive solvers keep running tallies of their own; the record
+    must say what the board is worth, not what the solver believed.
+    """
+    score = float(puzzle.fitness(result.best_genome))
+    if score != result.best:
+        raise RuntimeError(
+            f"optimizer={solver.name} reported best {result.best:g}, but its final board re-scores to "
+            f"{score:g} on puzzle={puzzle.name}: a bug in the optimiser's tally"
+        )
+    return score
+
+
+def run_record(cfg: DictConfig, puzzle: Puzzle, solver, result: Result, trace: pd.DataFrame) -> RunRecord:
     """The run's one row: what was run (every config parameter a column) and what it found."""
     optimum = puzzle.known_optimum
     evals_to, secs_to = first_reach(trace, optimum)
+    built = solver.last if isinstance(solver, Built) else None
+    best = rescored(puzzle, solver, result)
     return RunRecord(
         task="optimise",
         seed=int(cfg.seed),
         puzzle=component_name(cfg, "puzzle", puzzle),
-        optimizer=component_name(cfg, "optimizer", optimizer),
+        optimizer=component_name(cfg, "optimizer", solver),
         config=config_columns(cfg),
-        best=result.best,
+        best=best,
         known_optimum=optimum,
-        success=None if optimum is None else bool(result.best <= optimum),
+        success=None if optimum is None else bool(best <= optimum),
         evaluations=result.evaluations,
-        evaluation_kind=getattr(optimizer, "evaluation_kind", "fitness"),
+        evaluation_kind=evaluation_kind(solver.solver if isinstance(solver, Built) else solver),
+        work=None if built is None else built.work,
+        work_unit=None if built is None else solver.solver.work_unit,
         seconds=result.seconds,
         evals_to_optimum=evals_to,
         seconds_to_optimum=secs_to,
-        stop_reason=result.stop_reason,
+        stop_reason=built.stop_reason
+        if built is not None and built.stop_reason != "finished"
+        else result.stop_reason,
         threads=numba.get_num_threads(),
         best_genome=" ".join(map(str, result.best_genome)),
         score_name=puzzle.score_name,
@@ -55,43 +75,16 @@ def run_record(cfg: DictConfig, puzzle: Puzzle, optimizer, result: Result, trace
     )
 
 
-def local_search_face(puzzle: Any, optimizer) -> LocalSearchFace | None:
-    """The puzzle's local-search face, its kernel compiled, when the optimiser counts priced moves.
-
-    The face's greedy start (`optimizer.start=greedy`) is the project's corrected greedy, handed in
-    here because puzzles never import solvers.
-    """
-    if getattr(optimizer, "evaluation_kind", "fitness") != "priced move" or not hasattr(
-        puzzle, "local_search"
-    ):
-        return None
-    face = puzzle.local_search(Greedy())
-    if face is not None:
-        warm_up(face, optimizer.kernel)
-    return face
-
-
-class Built:
-    """A constructive solver (`solve(puzzle) -> layout`) run as an optimiser: its board is the run's
-    one evaluation, so its record, trace and picture are a metaheuristic's."""
-
-    def __init__(self, solver: Any, puzzle: Any):
-        self.solver, self.puzzle, self.name = solver, puzzle, solver.name
-
-    def run(self, objective, rng) -> None:
-        """Build the board (the solver's own settings fix it; the run's seed is not used) and score it."""
-        layout = self.solver.solve(self.puzzle)  # first: it refuses a puzzle it cannot solve
-        objective(self.puzzle.encode(layout))
-
-
 class Optimise:
     """Optimise, then write the record and a picture of the best layout."""
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         puzzle = build(cfg.puzzle, "puzzle")
-        optimizer = build(cfg.optimizer, "optimizer")
-        if hasattr(optimizer, "solve"):
-            optimizer = Built(optimizer, puzzle)
+        chosen = build(cfg.optimizer, "optimizer")
+        check_pair(
+            chosen, puzzle, component_name(cfg, "optimizer", chosen), component_name(cfg, "puzzle", puzzle)
+        )
+        optimizer = as_optimizer(chosen, puzzle)
         budget = make_budget(cfg.budget, puzzle.known_optimum)
         puzzle.fitness(puzzle.space.identity())  # compile (or load numba's cache) outside the clock
         with tqdm(
@@ -108,14 +101,15 @@ class Optimise:
                 budget,
                 int(cfg.seed),
                 on_progress=lambda obj: bar.update(obj.evaluations - bar.n),
-                face=local_search_face(puzzle, optimizer),
+                face=local_search_face(puzzle, chosen),
             )
         trace = pd.DataFrame(result.trace, columns=list(TRACE_COLUMNS))
         record = run_record(cfg, puzzle, optimizer, result, trace)
-        write_picture(puzzle.draw(puzzle.decode(result.best_genome)), run_dir / "best.png")
+        layout = puzzle.decode(result.best_genome)
+        write_picture(puzzle.draw(layout), run_dir / "best.png")
         row = write_record(run_dir, record, trace)
         if cfg.progress and hasattr(puzzle, "text"):
-            print(puzzle.text(puzzle.decode(result.best_genome)))
+            print(puzzle.text(layout))
         return row
 
 

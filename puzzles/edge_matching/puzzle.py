@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import ConstructiveSolver, InputError, LocalSearchFace, PermutationSpace
+from core import ConstructiveSolver, Face, InputError, LocalSearchFace, PermutationSpace
 from puzzles.edge_matching.board import Layout, check_hints, colour_board, inner_edges, turn_table
 from puzzles.edge_matching.fitness import fitness_plan, plan_unmatched
 from puzzles.edge_matching.instances import Instance, file_instance, generated_instance
@@ -108,6 +108,7 @@ class EdgeMatching:
     """
 
     name = "edge_matching"
+    offers = frozenset({Face.FITNESS, Face.LOCAL_SEARCH, Face.BOARD})
     score_name = "unmatched edges"
     instance_keys: tuple[str, ...] = ("instance_seed",)
 

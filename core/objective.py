@@ -1,4 +1,4 @@
-"""The one objective wrapper every optimiser calls.
+"""The one objective wrapper every optimiser calls, and the optimiser protocol beside it.
 
 It counts evaluations, keeps the best-so-far trace and ends the run on a budget, so optimisers
 stay plain loops: they call the objective until it raises `Stop`.
@@ -10,10 +10,11 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
-from core import Budget, LocalSearchFace, PermutationSpace
+from core import Budget, Face, LocalSearchFace, PermutationSpace
 
 PROGRESS_EVERY = 1000
 
@@ -107,3 +108,15 @@ class Objective:
             raise Stop("evaluations")
         if budget.seconds is not None and self.seconds >= budget.seconds:
             raise Stop("seconds")
+
+
+class Optimizer(Protocol):
+    """A metaheuristic: a plain loop that calls the objective until it raises Stop.
+
+    `needs` declares what it needs from a puzzle (`core.Face.FITNESS` or `Face.LOCAL_SEARCH`).
+    """
+
+    name: str
+    needs: Face
+
+    def run(self, objective: Objective, rng: np.random.Generator) -> None: ...
