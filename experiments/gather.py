@@ -70,3 +70,9 @@ def group_keys(runs: pd.DataFrame) -> list[str]:
     """Columns that name a group of runs differing only by seed."""
     keys = [c for c in ("puzzle", "optimizer") if c in runs.columns]
     return keys + [c for c in varying_columns(runs) if c not in keys]
+
+
+def instance_columns(runs: pd.DataFrame, keys: list[str]) -> list[str]:
+    """Swept columns that pick a problem instance (each puzzle names its own), on which runs pair up."""
+    named = {k for ks in runs.get("instance_keys", pd.Series(dtype=str)).dropna() for k in ks.split()}
+    return [k for k in keys if k in named]

@@ -26,7 +26,7 @@ from pathlib import Path
 import ioh
 import pandas as pd
 
-from experiments.gather import gather_runs, gather_traces, group_keys
+from experiments.gather import gather_runs, gather_traces, group_keys, instance_columns
 
 FOLDER = "iohprofiler"
 
@@ -140,8 +140,6 @@ def export(runs: pd.DataFrame, traces: pd.DataFrame, out: Path, instance_columns
 
 
 def main(argv: list[str] | None = None) -> None:
-    from experiments.report import instance_columns
-
     parser = argparse.ArgumentParser(description="Export runs in the IOHprofiler format (for IOHanalyzer).")
     parser.add_argument("dirs", nargs="+", type=Path, help="sweep directories (or any folders of runs)")
     parser.add_argument("--out", type=Path, help=f"where to write (default: <first dir>/{FOLDER})")

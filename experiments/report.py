@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments import iohprofiler, plots
-from experiments.gather import gather_runs, gather_traces, group_keys
+from experiments.gather import gather_runs, gather_traces, group_keys, instance_columns
 from experiments.ranking import Ranking, cd_diagram, rank
 from experiments.records import atomic_write, write_picture, write_table
 from experiments.run import setup
@@ -23,12 +23,6 @@ def score_label(runs: pd.DataFrame) -> str:
     """What 'best' counts for these runs (each puzzle names it), for axis labels."""
     names = runs["score_name"].dropna().unique() if "score_name" in runs else []
     return f"best ({names[0]})" if len(names) == 1 else "best (fitness)"
-
-
-def instance_columns(runs: pd.DataFrame, keys: list[str]) -> list[str]:
-    """Swept columns that pick a problem instance (each puzzle names its own), on which runs pair up."""
-    named = {k for ks in runs.get("instance_keys", pd.Series(dtype=str)).dropna() for k in ks.split()}
-    return [k for k in keys if k in named]
 
 
 def two_parameter_axes(runs: pd.DataFrame, keys: list[str]) -> tuple[str, str] | None:

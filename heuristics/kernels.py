@@ -4,10 +4,9 @@ Why generic: a kernel sees a face only through three compiled functions --
 ``propose(inst, st, rng) -> move``, ``delta(inst, st, move) -> int`` and ``apply(inst, st, move)`` --
 plus an opaque instance ``inst`` that it hands back to them, and a state ``st`` that it may only copy
 (``best[:] = st``). The kernel bodies below are plain Python functions taking those three as their
-first arguments. Two builds of the same source: ``sa_fc``/``ils_fc`` take them as first-class
-arguments (numba types each @njit dispatcher as its own type, so this compiles once per face), and
-``for_face(propose, delta, apply)`` binds them as globals of a generated, disk-cached module, which lets numba inline the
-face into the loop: 15-25% more moves/s measured in the prototype, so drivers use ``for_face``.
+first arguments. ``for_face(propose, delta, apply)`` binds them as globals of a generated, disk-cached
+module, which lets numba inline the face into the loop (15-25% more moves/s than passing them as
+first-class arguments, measured in the prototype).
 
 Chunks. A kernel runs at most ``max_moves`` priced moves (one priced move = one evaluation) and
 returns; everything it needs to resume lives in arrays the caller owns: the state ``st``, the best
@@ -159,11 +158,6 @@ def ils(propose, delta, apply, inst, st, best, home, rng, ctl, params, max_moves
 
 
 # ----------------------------------------------------------------------------- compiling per face
-
-sa_fc = njit(nogil=True)(sa)
-"""SA taking the face's functions as first-class arguments (one specialisation per face)."""
-ils_fc = njit(nogil=True)(ils)
-"""ILS taking the face's functions as first-class arguments (one specialisation per face)."""
 
 _sa_inline = njit(nogil=True, inline="always")(sa)
 _ils_inline = njit(nogil=True, inline="always")(ils)

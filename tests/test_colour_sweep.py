@@ -69,7 +69,8 @@ def test_plot_has_faithful_and_corrected_side_by_side():
     [
         (
             ["puzzle=queens", "optimizer=greedy"],
-            "error: optimizer=greedy solves edge-matching puzzles only (puzzle=edge_matching or puzzle=eternity)",
+            "error: optimizer=greedy needs an edge-matching board, which puzzle=queens does not offer "
+            "(puzzles that do: edge_matching, eternity, eternity2, eternity2_like)",
         ),
         (
             ["puzzle=edge_matching", "puzzle.n=6"],
