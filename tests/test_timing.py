@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
 
 import pytest
 
+from benchmarks import timing
 from benchmarks.timing import Timing, compare, context, line, report
 
 
@@ -43,3 +47,62 @@ def test_a_clock_is_read_once_per_call():
 def test_repeats_must_be_positive():
     with pytest.raises(ValueError, match="repeats must be at least 1, got 0"):
         compare({"a": lambda: None}, repeats=0)
+
+
+# ----------------------------------------------------------------------------- the run log
+
+FIELDS = ("- command: ", "- date: ", "- machine: ", "- code: commit ", "- software: Python ")
+
+
+def _entries(path):
+    return path.read_text().split("\n### ")[1:]
+
+
+def test_a_run_appends_an_entry_with_the_machine_and_its_figures(tmp_path, capsys):
+    run = timing.RunLog(
+        "bench_demo", tmp_path, command="python -m benchmarks.bench_demo --size 3", note="shortened"
+    )
+    run.start()
+    print("demo: median 1.00 s (min 0.90 s, max 1.10 s)")
+    first = run.finish()
+    second = timing.RunLog("bench_demo", tmp_path, command="python -m benchmarks.bench_demo").start()
+    print("again")
+    assert second.finish() not in (None, first)  # a second entry, its own id even within the same second
+    entries = _entries(tmp_path / "bench_demo.md")
+    assert len(entries) == 2 and entries[0].startswith(f"{first}\n") and first.startswith("run-")
+    entry = entries[0]
+    for field in FIELDS:
+        assert field in entry
+    assert "`python -m benchmarks.bench_demo --size 3`" in entry and "- note: shortened" in entry
+    assert "load average (1, 5, 15 min) before " in entry and ", after " in entry and " cores (" in entry
+    assert ("tree clean" in entry) or ("tree dirty (" in entry)
+    assert "numpy " in entry and " UTC; " in entry and "finished" in entry
+    assert "```text\ndemo: median 1.00 s (min 0.90 s, max 1.10 s)\n```" in entry
+    assert "demo: median 1.00 s" in capsys.readouterr().out  # still printed as the run went
+    assert timing.RunLog("bench_demo", tmp_path).start().finish() is None  # printed nothing: no entry
+    assert len(_entries(tmp_path / "bench_demo.md")) == 2
+
+
+def test_tests_never_write_the_committed_log():
+    assert timing.RUN is None  # importing the harness outside a benchmark run starts no log
+    with pytest.raises(RuntimeError, match="must not write the committed benchmark log"):
+        timing.RunLog("bench_demo", timing.LOG_DIR)
+
+
+def test_a_benchmark_run_as_main_logs_itself_and_its_failure(tmp_path):
+    """End to end: a program named benchmarks/bench_*.py that imports the harness is logged where
+    BENCH_LOG_DIR says, and an uncaught exception is recorded in its entry."""
+    fake = timing.BENCHMARKS / "bench_never_committed.py"  # never created: only its name is read
+    program = (
+        f"import sys; sys.argv[0] = {str(fake)!r}; import benchmarks.timing\n"
+        "print('rate: 5 moves/s'); raise AssertionError('tally 3 != re-score 4')"
+    )
+    env = {**os.environ, "BENCH_LOG_DIR": str(tmp_path), "BENCH_NOTE": "a test"}
+    done = subprocess.run(
+        [sys.executable, "-c", program], cwd=timing.ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 1 and "rate: 5 moves/s" in done.stdout
+    (entry,) = _entries(tmp_path / "bench_never_committed.md")
+    assert "FAILED: AssertionError: tally 3 != re-score 4" in entry and "- note: a test" in entry
+    assert "```text\nrate: 5 moves/s\n```" in entry
+    assert not (timing.LOG_DIR / "bench_never_committed.md").exists()
