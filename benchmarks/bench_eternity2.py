@@ -18,6 +18,11 @@ beam: beam search of `--width` (widened up to `--max-width`, cells in `--order`;
 on the official set (or with `--size` a generated board, instance seed = run seed), on numba's
 threads (NUMBA_NUM_THREADS=1: one core), against `hybrid_vlns` with `--chains` chains given the CPU
 seconds the beam took, in the same run, seed by seed.
+
+Every board reported is re-scored from the final board: the best genome decoded, checked by the
+puzzle (`Eternity2.check`) and by this module's own reading of the rules (`checked_unmatched`: each
+piece once, grey sides exactly on the rim, the starter in its cell and turn), and scored by the
+puzzle's scorer and by that count; a kernel's running tally that disagrees with them stops the run.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import statistics
 import time
 
 import numba
+import numpy as np
 
 from benchmarks.timing import compare, report
 from core import Budget
@@ -37,9 +43,76 @@ from heuristics.compiled import Chains, CompiledSA
 from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
 from heuristics.sa import SimulatedAnnealing
-from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.board import Layout, inner_edges
+from puzzles.edge_matching.eternity2 import DATA, STARTER, Eternity2, Eternity2Like
 
 PYTHON_EVALS, COMPILED_EVALS = 20_000, 4_000_000
+
+
+def official_sides() -> np.ndarray:
+    """The official pieces read straight from the bundled file (its columns: bottom, left, top, right),
+    as [left, top, right, bottom]: the check's own reading, not the puzzle's."""
+    raw = np.loadtxt(DATA, dtype=np.int64, comments="#", ndmin=2)
+    return raw[:, [1, 2, 3, 0]]
+
+
+def checked_unmatched(sides: np.ndarray, layout: Layout, fixed=()) -> int:
+    """Unmatched joins of a board under Eternity II's rules, counted from the pieces alone, after
+    checking the rules: every piece exactly once, each fixed (row, col, piece, turns) piece (1-based,
+    as STARTER) in place, grey (0) sides exactly on the rim. Raises AssertionError naming what breaks.
+
+    Independent of the puzzle's tables and scorer: its own turning (a clockwise quarter turn brings the
+    left side to the top) and its own loops over the joins."""
+    n, m = layout.n, layout.m
+    piece, turn = [int(p) for p in layout.piece], [int(t) for t in layout.rotation]
+    problems = []
+    if sorted(piece) != list(range(len(sides))):
+        problems.append(f"the {n * m} cells do not hold each of the {len(sides)} pieces once")
+    for row, col, p, t in fixed:
+        cell = (row - 1) * m + col - 1
+        if (piece[cell], turn[cell] % 4) != (p - 1, t):
+            problems.append(
+                f"cell ({row}, {col}) holds piece {piece[cell] + 1} turned {turn[cell]}, not {p} turned {t}"
+            )
+    shown = []  # per cell, the colours on [left, top, right, bottom]
+    for cell in range(n * m):
+        row, col = divmod(cell, m)
+        colours = [int(sides[piece[cell]][(k - turn[cell]) % 4]) for k in range(4)]
+        shown.append(colours)
+        on_rim = [col == 0, row == 0, col == m - 1, row == n - 1]
+        if [c == 0 for c in colours] != on_rim:
+            problems.append(f"cell ({row + 1}, {col + 1}): grey sides {colours} where the rim is {on_rim}")
+    if problems:
+        raise AssertionError(f"illegal board ({len(problems)} problems): " + "; ".join(problems[:5]))
+    unmatched = 0
+    for cell in range(n * m):
+        row, col = divmod(cell, m)
+        right, below = shown[cell][2], shown[cell][3]
+        if col < m - 1:
+            unmatched += right != shown[cell + 1][0] or right == 0
+        if row < n - 1:
+            unmatched += below != shown[cell + m][1] or below == 0
+    return unmatched
+
+
+def rescored(puzzle, tally: float, layout: Layout, what: str) -> int:
+    """Matched joins of a final board, re-scored: the puzzle's check and scorer, and checked_unmatched;
+    every count and `tally` (a run's own unmatched count) must agree, else AssertionError."""
+    puzzle.check(layout)
+    official = isinstance(puzzle, Eternity2)
+    fixed = [STARTER] if official and len(puzzle.preplaced) else []
+    if official and len(puzzle.preplaced) != len(fixed):
+        raise ValueError("rescored knows the starter alone; clues are not checked")
+    sides = official_sides() if official else puzzle.sides
+    ours = checked_unmatched(sides, layout, fixed)
+    scored = int(puzzle.score_layout(layout)["unmatched_edges"])
+    fitness = int(puzzle.fitness(puzzle.encode(layout)))
+    if not ours == scored == fitness == tally:
+        raise AssertionError(
+            f"{what}: the run's tally says {tally:g} unmatched joins, but its final board re-scored gives "
+            f"{scored} (puzzle scorer), {fitness} (fitness), {ours} (benchmark's own count)"
+        )
+    return inner_edges(layout.n, layout.m) - ours
 
 
 def bench_speed(repeats: int) -> None:
@@ -49,18 +122,19 @@ def bench_speed(repeats: int) -> None:
     warm_up(face, "sa")
     late = CompiledSA(t_start=0.15, t_end=0.15)  # a late-run acceptance rate, as after cooling
     sides = {
-        "sa (Python, fitness calls)": lambda: (
-            minimize(
-                puzzle.fitness, puzzle.space, SimulatedAnnealing(), Budget(evaluations=PYTHON_EVALS), 0
-            ).evaluations
+        "sa (Python, fitness calls)": lambda: minimize(
+            puzzle.fitness, puzzle.space, SimulatedAnnealing(), Budget(evaluations=PYTHON_EVALS), 0
         ),
-        "sa_compiled (priced moves)": lambda: (
-            minimize(
-                puzzle.fitness, puzzle.space, late, Budget(evaluations=COMPILED_EVALS), 0, face=face
-            ).evaluations
+        "sa_compiled (priced moves)": lambda: minimize(
+            puzzle.fitness, puzzle.space, late, Budget(evaluations=COMPILED_EVALS), 0, face=face
         ),
     }
     timings = compare(sides, repeats=repeats, clock=time.process_time)  # CPU seconds: the machine is shared
+    for name, evaluations in zip(sides, (PYTHON_EVALS, COMPILED_EVALS)):
+        result = timings[name].result
+        assert result.evaluations == evaluations, (name, result.evaluations, evaluations)
+        matched = rescored(puzzle, result.best, puzzle.decode(result.best_genome), name)
+        print(f"{name}: last repeat's best board, re-scored: {matched} of 480 joins matched", flush=True)
     report(
         timings,
         baseline="sa (Python, fitness calls)",
@@ -99,10 +173,11 @@ def bench_official(args) -> None:
     scores = []
     for seed in range(args.seeds):
         result = run_once(puzzle, optimizer, args.seconds, seed)
-        scores.append(480 - int(result.best))
+        scores.append(rescored(puzzle, result.best, puzzle.decode(result.best_genome), f"seed {seed}"))
         print(
-            f"  {args.method} x{args.chains} seed {seed}: {scores[-1]} of 480 joins matched, "
-            f"{result.evaluations:,} evaluations in {result.seconds:.0f} CPU s",
+            f"  {args.method} x{args.chains} seed {seed}: {scores[-1]} of 480 joins matched (final board "
+            f"re-scored, agrees with the run's tally), {result.evaluations:,} evaluations in "
+            f"{result.seconds:.0f} CPU s",
             flush=True,
         )
     print(
@@ -119,8 +194,9 @@ def bench_generated(args) -> None:
         for seed in range(args.seeds):
             puzzle = Eternity2Like(args.size, instance_seed=seed)
             result = run_once(puzzle, optimizer, args.seconds, seed, target=0)
-            solved += result.best == 0
-            bests.append(int(result.best))
+            joins = rescored(puzzle, result.best, puzzle.decode(result.best_genome), f"{name} seed {seed}")
+            bests.append(inner_edges(puzzle.n, puzzle.m) - joins)
+            solved += bests[-1] == 0
             times.append(result.seconds)
             print(f"  {name} seed {seed}: best {bests[-1]} unmatched, {result.seconds:.1f} CPU s", flush=True)
         joins = 2 * args.size * (args.size - 1)
@@ -146,9 +222,12 @@ def bench_beam(args) -> None:
         start, wall = time.process_time(), time.perf_counter()
         layout = Beam(seed=seed, **settings).solve(puzzle)
         seconds, wall = time.process_time() - start, time.perf_counter() - wall
-        beams.append(int(puzzle.score_layout(layout)["matched_edges"]))
+        beam_tally = puzzle.score_layout(layout)["unmatched_edges"]
+        beams.append(rescored(puzzle, beam_tally, layout, f"beam seed {seed}"))
         result = run_once(puzzle, hybrid, seconds / args.chains, seed, target=0)
-        hybrids.append(int(puzzle.score_layout(puzzle.decode(result.best_genome))["matched_edges"]))
+        hybrids.append(
+            rescored(puzzle, result.best, puzzle.decode(result.best_genome), f"hybrid seed {seed}")
+        )
         print(
             f"  seed {seed}: beam {beams[-1]} joins matched in {seconds:.1f} CPU s ({wall:.1f} s wall, "
             f"{numba.get_num_threads()} threads); hybrid_vlns x{args.chains} in the same CPU time {hybrids[-1]}",
