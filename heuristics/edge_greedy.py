@@ -125,15 +125,35 @@ def _faithful_choice(cell, n, pool, table, has_zero, target, number):
 
 
 @numba.njit(cache=True, nogil=True)
+def _grey_on_rim(cell, n, shown):
+    """Do the sides a piece shows in `cell` carry 0 (grey) exactly where they face off the board?"""
+    r, c = cell // n, cell % n
+    return (
+        (shown[0] == 0) == (c == 0)
+        and (shown[1] == 0) == (r == 0)
+        and (shown[2] == 0) == (c == n - 1)
+        and (shown[3] == 0) == (r == n - 1)
+    )
+
+
+@numba.njit(cache=True, nogil=True)
 def _corrected_choice(cell, n, used, table, has_zero, target):
-    """(score, piece, turn) of the best unused piece for `cell`, preferring the right kind of piece."""
+    """(score, piece, turn) of the best unused piece for `cell`, preferring the right kind of piece.
+
+    Three tiers, the first that offers a piece wins: with turns, a piece turned so that its grey sides
+    face exactly off the board (Eternity II's rules; a turn that shows grey inward can match more
+    placed sides, so scores alone would take it); a piece with grey sides on a border cell and
+    without on an inner one; any piece. Without turns the first tier is skipped (the seed's boards).
+    """
     border = _cell_class(cell, n) != INNER
     best, bp, br = -1, -1, 0
-    for strict in (True, False):
+    for tier in range(0 if table.shape[1] == 4 else 1, 3):
         for p in range(table.shape[0]):
-            if used[p] or (strict and has_zero[p] != border):
+            if used[p] or (tier < 2 and has_zero[p] != border):
                 continue
             for r in range(table.shape[1]):
+                if tier == 0 and not _grey_on_rim(cell, n, table[p, r]):
+                    continue
                 k = _matches(table[p, r], target)
                 if k > best:
                     best, bp, br = k, p, r

@@ -52,6 +52,29 @@ class Layout:
         return self.piece.reshape(self.n, self.m)
 
 
+@dataclass(frozen=True)
+class GreyRules:
+    """Where Eternity II's rules put each free piece: corners in corners, frame pieces on the frame with
+    their grey side out, inner pieces inside (a class is a count of grey sides, or of sides on the rim).
+
+    cells: the free cells of class 0 (inner), 1 (frame), 2 (corner), each row-major.
+    piece_class, piece_grey: per free piece (in the puzzle's free-piece order), its class and first grey
+        side clockwise (for a corner, the one whose clockwise successor is grey too; 0 for inner pieces).
+    out_side: per cell, its first side on the rim clockwise (as the piece's first grey side; -1 inside).
+    """
+
+    cells: tuple[np.ndarray, np.ndarray, np.ndarray]
+    piece_class: np.ndarray
+    piece_grey: np.ndarray
+    out_side: np.ndarray
+
+
+def rim(n: int, m: int) -> np.ndarray:
+    """(n m, 4) booleans: is side s ([left, top, right, bottom]) of each cell on the board's edge?"""
+    r, c = np.divmod(np.arange(n * m), m)
+    return np.stack([c == 0, r == 0, c == m - 1, r == n - 1], axis=1)
+
+
 def colour_board(layout: Layout, table: np.ndarray) -> np.ndarray:
     """(n, m, 4) colours each cell shows on [left, top, right, bottom]."""
     return table[layout.piece, layout.rotation].reshape(layout.n, layout.m, 4)

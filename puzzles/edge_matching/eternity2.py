@@ -1,9 +1,8 @@
-"""Eternity II: the official set, Eternity-II-like generated boards and a scan-row greedy start.
+"""Eternity II: the official set and Eternity-II-like generated boards.
 
 Why here and not in the face: the face knows any n x m edge-matching puzzle; this module knows where
-the official pieces live, the starter and clue positions, how the META 2010-style benchmark boards are
-made (separate frame and inner colours, a known perfect solution), and the greedy every serious solver
-starts from.
+the official pieces live, the starter and clue positions, and how the META 2010-style benchmark boards
+are made (separate frame and inner colours, a known perfect solution).
 """
 
 from __future__ import annotations
@@ -11,12 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 from core import InputError
 from puzzles.edge_matching.board import Layout
 from puzzles.edge_matching.instances import Instance
-from puzzles.edge_matching.local_search import INNER, build_instance, forced_rotation, state_from_orients
+from puzzles.edge_matching.local_search import build_instance, state_from_orients
 from puzzles.edge_matching.puzzle import EdgeMatching
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "eternity2" / "e2pieces.txt"
@@ -208,46 +206,3 @@ def e2_like_instance(n: int, m: int, frame_colours: int, inner_colours: int, see
     pieces, solution = generate_e2_like(n, m, frame_colours, inner_colours, seed)
     inst = build_instance(pieces, n, m, **mix)
     return inst, state_from_orients(inst, solution)
-
-
-# ----------------------------------------------------------------------------- greedy start
-
-
-@njit(cache=True)
-def _greedy(inst, tie_noise):
-    """Scan rows top-down, left to right; place the free piece+turn matching most placed neighbours."""
-    N = inst.n * inst.m
-    orients = inst.fixed.copy()
-    used = np.zeros(N, np.bool_)
-    for x in range(N):
-        if orients[x] >= 0:
-            used[orients[x] >> 2] = True
-    for x in range(N):
-        if orients[x] >= 0:
-            continue
-        best_o, best_s = -1, -1.0
-        for p in range(N):
-            if used[p] or inst.piece_class[p] != inst.cell_class[x]:
-                continue
-            for r in range(4):
-                if inst.cell_class[x] != INNER and r != forced_rotation(inst, p, x):
-                    continue
-                o = 4 * p + r
-                s = tie_noise[o]
-                for k in range(4):
-                    y = inst.nbr[4 * x + k]
-                    if y >= 0 and orients[y] >= 0:
-                        c = inst.rc[4 * o + k]
-                        if c != 0 and c == inst.rc[4 * orients[y] + (k ^ 2)]:
-                            s += 1.0
-                if s > best_s:
-                    best_s, best_o = s, o
-        orients[x] = best_o
-        used[best_o >> 2] = True
-    return orients
-
-
-def greedy_state(inst, rng: np.random.Generator) -> np.ndarray:
-    """A scan-row greedy board (ties broken at random by the numpy Generator rng)."""
-    noise = rng.random(4 * inst.n * inst.m) * 0.5  # < 1: only breaks ties
-    return state_from_orients(inst, _greedy(inst, noise))

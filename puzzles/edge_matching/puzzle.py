@@ -14,6 +14,14 @@ Rules (options):
 Genome: the free pieces (all but the pre-placed ones) in the order they fill the free cells
 (row-major), followed, with rotations, by one quarter-turn count per free piece.
 
+Eternity II's board rules (corners in corners, frame pieces on the frame with their grey side out,
+inner pieces inside, so grey shows exactly on the rim) hold for every genome when pieces turn and
+their grey sides allow a legal board (`rules`, a `GreyRules`; None otherwise): the genome is then read
+as a priority order within each piece class, each piece filling the next free cell of its class
+(row-major); inner pieces take their turn gene, border pieces the turn that puts grey on the rim.
+Why: the generic optimisers see only the genome, and any genome must be a board the puzzle allows.
+A legal board's genome (`encode`) is the one without rules, and it decodes back to that board.
+
 Two scores, never mixed up:
   * `match_rate`, the seed's accuracy: matching sides over all 4 n m sides, a border side matching
     when it carries 0 and an inner side when it equals its neighbour's facing side (as the
@@ -28,7 +36,15 @@ from __future__ import annotations
 import numpy as np
 
 from core import ConstructiveSolver, Face, InputError, LocalSearchFace, PermutationSpace
-from puzzles.edge_matching.board import Layout, check_hints, colour_board, inner_edges, turn_table
+from puzzles.edge_matching.board import (
+    GreyRules,
+    Layout,
+    check_hints,
+    colour_board,
+    inner_edges,
+    rim,
+    turn_table,
+)
 from puzzles.edge_matching.fitness import fitness_plan, plan_unmatched
 from puzzles.edge_matching.instances import Instance, file_instance, generated_instance
 from puzzles.edge_matching.scores import board_scores
@@ -105,6 +121,9 @@ class EdgeMatching:
         table: `turn_table` of the turns a piece may take (one turn without rotations).
         preplaced: (k, 3) rows (cell, piece, turns) of every pre-placed piece: the centre, the
             hints and a piece file's hints.
+        rules: Eternity II's board rules (`GreyRules`) when pieces turn and a legal board exists; every
+            genome then decodes to a legal board and `check` refuses boards that break them. None
+            otherwise (the seed's unturned pieces; piece sets whose grey sides allow no legal board).
     """
 
     name = "edge_matching"
@@ -195,7 +214,11 @@ class EdgeMatching:
         self.base_rot = np.zeros(size, dtype=np.int64)
         self.base_piece[cells], self.base_rot[cells] = pieces, self.preplaced[:, 2]
         self.table = turn_table(self.sides, self.rotations)
+        self.rim = rim(self.n, self.m)
         every_turn = turn_table(self.sides)
+        f = len(self.free_cells)
+        self.space = PermutationSpace(f, (4,) * f if self.rotations else ())
+        self.rules = self._grey_rules()
         self.plan = fitness_plan(
             self.n,
             self.m,
@@ -204,9 +227,38 @@ class EdgeMatching:
             self.rotations,
             every_turn[self.base_piece, self.base_rot],
             every_turn,
+            self.rules,
         )
-        f = len(self.free_cells)
-        self.space = PermutationSpace(f, (4,) * f if self.rotations else ())
+
+    def _grey_rules(self) -> GreyRules | None:
+        """Eternity II's board rules, when pieces turn and the pieces' grey sides allow a legal board: as
+        many pieces of each class as free cells, corners' grey sides adjacent, pre-placed pieces grey
+        side out (else None: such puzzles decode and check as before)."""
+        if not self.rotations:
+            return None
+        from puzzles.edge_matching.local_search import build_instance
+
+        fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
+        try:
+            inst = build_instance(self.sides, self.n, self.m, fixed=fixed)
+        except InputError:
+            return None
+        free = np.zeros(self.n * self.m, dtype=bool)
+        free[self.free_cells] = True
+        rules = GreyRules(
+            (
+                np.flatnonzero((inst.cell_class == 0) & free),
+                np.flatnonzero((inst.cell_class == 1) & free),
+                np.flatnonzero((inst.cell_class == 2) & free),
+            ),
+            inst.piece_class[self.free_pieces].astype(np.int64),
+            np.maximum(inst.piece_grey[self.free_pieces], 0).astype(np.int64),
+            inst.out_side.astype(np.int64),
+        )
+        # every class's pieces fit every cell of that class alike, so one board tells: a 2 x m board's
+        # middle cells (rim on opposite sides) or a hint turned grey side in leave no legal board
+        first = self._place(self.space.identity(), rules)
+        return rules if not self._grey_breaks(first)[0] else None
 
     def _keeps_preplaced(self, layout: Layout) -> bool:
         """Does the board hold every pre-placed piece in its cell and turn?"""
@@ -227,22 +279,35 @@ class EdgeMatching:
         return float(plan_unmatched(np.asarray(genome, dtype=np.int64), self.plan))
 
     def decode(self, genome) -> Layout:
-        """The board a genome describes."""
+        """The board a genome describes (a legal one under `rules`)."""
         genome = np.asarray(genome, dtype=np.int64)
         if not self.space.contains(genome):
             raise InputError(
                 f"not a genome of this puzzle: need {self.space.genome_length} "
                 f"integers, a permutation of 0..{self.space.n - 1} (then turns 0..3)"
             )
+        return self._place(genome, self.rules)
+
+    def _place(self, genome: np.ndarray, rules: GreyRules | None) -> Layout:
+        """The board of a valid genome: free pieces to free cells in order, or under `rules` each to the
+        next free cell of its class, border pieces turned grey side out."""
         order, turns = self.space.split(genome)
         piece, rot = self.base_piece.copy(), self.base_rot.copy()
-        piece[self.free_cells] = self.free_pieces[order]
-        if turns is not None:
-            rot[self.free_cells] = turns[order]
+        if rules is None:
+            piece[self.free_cells] = self.free_pieces[order]
+            if turns is not None:
+                rot[self.free_cells] = turns[order]
+            return Layout(self.n, piece, rot)
+        kind, turned = rules.piece_class[order], order * 0 if turns is None else turns  # None: no free piece
+        for k, cells in enumerate(rules.cells):
+            chosen = order[kind == k]  # the class's pieces in genome order
+            piece[cells] = self.free_pieces[chosen]
+            rot[cells] = turned[chosen] if k == 0 else (rules.out_side[cells] - rules.piece_grey[chosen]) % 4
         return Layout(self.n, piece, rot)
 
     def encode(self, layout: Layout) -> np.ndarray:
-        """The genome of a board that uses every piece once and keeps the hints in place."""
+        """The genome of a board that uses every piece once, keeps the hints in place and, under
+        `rules`, obeys them; it decodes back to that board."""
         self.check(layout)
         index = np.empty(len(self.sides), dtype=np.int64)
         index[self.free_pieces] = np.arange(len(self.free_pieces))
@@ -254,18 +319,34 @@ class EdgeMatching:
         return np.concatenate([order, turns])
 
     def check(self, layout: Layout, allow_duplicates: bool = False) -> None:
-        """Raise unless the board keeps the hints, uses known pieces and turns only if allowed."""
+        """Raise unless the board keeps the hints, uses known pieces and turns only if allowed, and under
+        `rules` shows grey exactly on the rim (which puts corners, frame and inner pieces in place)."""
         problems = []
         if not self._keeps_preplaced(layout):
             problems.append("a pre-placed piece was moved")
-        if layout.piece.min() < 0 or layout.piece.max() >= len(self.sides):
+        pieces_ok = layout.piece.min() >= 0 and layout.piece.max() < len(self.sides)
+        if not pieces_ok:
             problems.append("a cell is empty or names no piece")
         elif not allow_duplicates and len(np.unique(layout.piece)) < len(layout.piece):
             problems.append("a piece is placed twice")
-        if not self.rotations and layout.rotation.any():
+        turns_ok = layout.rotation.min() >= 0 and layout.rotation.max() < 4
+        if not turns_ok:
+            problems.append("a turn is not 0, 1, 2 or 3")
+        elif not self.rotations and layout.rotation.any():
             problems.append("a piece is turned but rotations are off")
+        if self.rules is not None and pieces_ok and turns_ok:
+            inward, bare = self._grey_breaks(layout)
+            if inward or bare:
+                problems.append(
+                    f"grey sides belong exactly on the rim: {inward} face inward, {bare} rim sides are not grey"
+                )
         if problems:
             raise ValueError("invalid board: " + "; ".join(problems))
+
+    def _grey_breaks(self, layout: Layout) -> tuple[int, int]:
+        """(grey sides facing inward, rim sides not grey) of a board whose pieces and turns are valid."""
+        grey = self.table[layout.piece, layout.rotation] == 0
+        return int((grey & ~self.rim).sum()), int((~grey & self.rim).sum())
 
     def layout(self, piece: np.ndarray, rotation: np.ndarray, allow_duplicates: bool = False) -> Layout:
         """The board of a piece and a turn per cell (a constructive solver's answer), checked."""
