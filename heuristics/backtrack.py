@@ -24,16 +24,18 @@ cell, the piece and its turns. `Backtrack` is the constructive solver built from
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from core import Construction, ConstructivePuzzle, InputError, unmatched_edge
-from heuristics.beam import Beam, grey_patterns
+from heuristics.beam import Beam, alarm, grey_patterns
 from heuristics.edge_greedy import DC, DR, EMPTY, BoardBuilder, start_board
 
 _unmatched = numba.njit(inline="always")(unmatched_edge)
+STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class ExactResult:
     optimal: bool
     lower_bound: int
     nodes: int
+    priced: int = 0  # candidates priced: a piece in one turn, tried in one cell
+    stop_reason: str = "finished"  # "finished" (optimum proved), "max_nodes" or "seconds" (gave up)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -122,8 +126,10 @@ def _search(
     starts,
     entries,
     max_nodes,
+    stop,
 ):
-    """Depth-first search for a board with <= k unmatched edges: 1 found, 0 none, -1 out of nodes."""
+    """Depth-first search for a board with <= k unmatched edges: (1 found, 0 none, -1 out of nodes, -2
+    stopped by `stop[0]` (a time limit; read every STOP_EVERY nodes); nodes; candidates priced)."""
     f, turns = cells.shape[0], table.shape[1]
     nxt = np.zeros(f + 1, dtype=np.int64)
     end = np.zeros(f + 1, dtype=np.int64)
@@ -132,16 +138,17 @@ def _search(
     bl = np.zeros(f + 1, dtype=np.int64)
     bad[0], zl[0], bl[0] = base, z0, b0
     nxt[0], end[0] = _candidates(cells[0], k - base, n, piece, rot, table, starts)
-    d, nodes = 0, 0
+    d, nodes, priced = 0, 0, 0
     while d >= 0:
         if d == f:
-            return 1, nodes
+            return 1, nodes, priced
         cell, placed = cells[d], False
         while nxt[d] < end[d] and not placed:
             p, r = entries[nxt[d]] // turns, entries[nxt[d]] % turns
             nxt[d] += 1
             if used[p] or (twin[p] >= 0 and not used[twin[p]]) or skip_turn[p, r]:
                 continue
+            priced += 1
             z, b = zl[d] - zeros[p], bl[d] - border[cell]
             cost = bad[d] + _cost(cell, p, r, n, piece, rot, table)
             if cost + (max(z - b, 0) + 1) // 2 <= k:
@@ -150,7 +157,9 @@ def _search(
                 placed = True
         nodes += 1
         if nodes > max_nodes:
-            return -1, nodes
+            return -1, nodes, priced
+        if nodes % STOP_EVERY == 0 and stop[0] != 0:
+            return -2, nodes, priced
         if placed:
             d += 1
             if d < f:
@@ -159,12 +168,14 @@ def _search(
             d -= 1
             if d >= 0:
                 used[piece[cells[d]]], piece[cells[d]] = False, EMPTY
-    return 0, nodes
+    return 0, nodes, priced
 
 
 @numba.njit(cache=True, nogil=True)
-def _perfect(cells, piece, rot, used, twin, table, n, cell_key, starts, pieces, turns, shows, max_nodes):
-    """Depth-first search for a perfect board, cells row-major: 1 found, 0 none, -1 out of nodes.
+def _perfect(
+    cells, piece, rot, used, twin, table, n, cell_key, starts, pieces, turns, shows, max_nodes, stop
+):
+    """Depth-first search for a perfect board, cells row-major: (status as `_search`'s, nodes, priced).
 
     Why apart from `_search`: on a perfect board every grey side faces off the board (the callers
     check that grey sides and border sides are equally many), so a cell's candidates are just the
@@ -179,10 +190,10 @@ def _perfect(cells, piece, rot, used, twin, table, n, cell_key, starts, pieces, 
             given[cell] = table[piece[cell], rot[cell]]
     nxt = np.zeros(f + 1, dtype=np.int64)
     end = np.zeros(f + 1, dtype=np.int64)
-    d, nodes, fresh = 0, 0, True
+    d, nodes, priced, fresh = 0, 0, 0, True
     while d >= 0:
         if d == f:
-            return 1, nodes
+            return 1, nodes, priced
         cell = cells[d]
         if fresh:  # the orients of the cell's kind matching its left and top neighbours
             a = given[cell - 1, 2] if cell % n > 0 and given[cell - 1, 2] >= 0 else width - 1
@@ -198,13 +209,16 @@ def _perfect(cells, piece, rot, used, twin, table, n, cell_key, starts, pieces, 
             p = pieces[i]
             if used[p] or (twin[p] >= 0 and not used[twin[p]]):
                 continue
+            priced += 1
             if (right < 0 or shows[i, 2] == right) and (below < 0 or shows[i, 3] == below):
                 piece[cell], rot[cell], used[p], given[cell] = p, turns[i], True, shows[i]
                 placed = True
                 break
         nodes += 1
         if nodes > max_nodes:
-            return -1, nodes
+            return -1, nodes, priced
+        if nodes % STOP_EVERY == 0 and stop[0] != 0:
+            return -2, nodes, priced
         fresh = placed
         if placed:
             d += 1
@@ -213,7 +227,7 @@ def _perfect(cells, piece, rot, used, twin, table, n, cell_key, starts, pieces, 
             if d >= 0:
                 gone = cells[d]
                 used[piece[gone]], piece[gone], given[gone] = False, EMPTY, -1
-    return 0, nodes
+    return 0, nodes, priced
 
 
 def _by_key(table: np.ndarray, orients: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -268,15 +282,64 @@ def _symmetries(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return twin, skip
 
 
-def _start(table, n, preplaced):
-    """Board with the pre-placed pieces, the cells left to fill, and the inner edges already doomed."""
+@dataclass
+class Setup:
+    """Where both searches start: the board with its pre-placed pieces (piece, rot, used), the cells
+    left to fill (`todo`), the inner edges they already doom (`base`), each piece's grey sides
+    (`zeros`), each cell's off-board sides (`border`) and their totals over the free pieces and cells
+    (`z0`, `b0`), and the symmetries (`_symmetries`)."""
+
+    table: np.ndarray
+    piece: np.ndarray
+    rot: np.ndarray
+    used: np.ndarray
+    todo: np.ndarray
+    base: int
+    zeros: np.ndarray
+    border: np.ndarray
+    z0: int
+    b0: int
+    twin: np.ndarray
+    skip: np.ndarray
+
+
+def setup(table, n: int, preplaced=None) -> Setup:
+    """A fresh start for `_perfect` or `_search` (each fills the board it is given)."""
+    table = np.ascontiguousarray(table, dtype=np.int64)
+    if table.ndim != 3 or table.shape[0] != n * n or table.shape[2] != 4:
+        raise ValueError(f"need an ({n * n}, turns, 4) turn table for n={n}, got shape {table.shape}")
+    twin, skip = _symmetries(table)
     piece, rot, used = start_board(n, len(table), preplaced)
-    doomed = _doomed(np.flatnonzero(piece != EMPTY), piece, rot, table, n)
-    return piece, rot, used, np.flatnonzero(piece == EMPTY), doomed
+    base = _doomed(np.flatnonzero(piece != EMPTY), piece, rot, table, n)
+    todo = np.flatnonzero(piece == EMPTY)
+    zeros = (table[:, 0] == 0).sum(axis=1).astype(np.int64)
+    rows, cols = np.divmod(np.arange(n * n), n)
+    border = (cols == 0).astype(np.int64) + (rows == 0) + (cols == n - 1) + (rows == n - 1)
+    z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
+    return Setup(table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip)
+
+
+def perfect(s: Setup, n: int, max_nodes: int, stop: np.ndarray) -> tuple[int, int, int]:
+    """`_perfect` from `s`: (status, nodes, candidates priced)."""
+    kind, starts, pieces, turns, shows = _kind_index(s.table, n, s.skip)
+    args = (s.todo, s.piece, s.rot, s.used, s.twin, s.table, n, kind, starts, pieces, turns, shows)
+    return _perfect(*args, max_nodes, stop)
+
+
+def deepening(s: Setup, n: int, k: int, index, max_nodes: int, stop: np.ndarray) -> tuple[int, int, int]:
+    """`_search` from `s` for a board with at most k unmatched edges: (status, nodes, candidates priced)."""
+    starts, entries = index
+    args = (k, s.todo, s.piece, s.rot, s.used, s.twin, s.skip, s.zeros, s.border, s.table, n, s.base)
+    return _search(*args, s.z0, s.b0, starts, entries, max_nodes, stop)
 
 
 def solve_exact(
-    table, n: int, preplaced=None, max_nodes: int = 50_000_000, perfect_search: bool = True
+    table,
+    n: int,
+    preplaced=None,
+    max_nodes: int = 50_000_000,
+    perfect_search: bool = True,
+    seconds: float | None = None,
 ) -> ExactResult:
     """The fewest unmatched inner edges, proved by iterative deepening (see the module docstring).
 
@@ -287,67 +350,49 @@ def solve_exact(
             `optimal=False` and carries the proved lower bound.
         perfect_search: look for a perfect board with `_perfect` (the same tree as the deepening
             search's first step, walked 3-5x faster) where one may exist; False: the baseline.
+        seconds: give up, as at max_nodes, once this time has passed (stop_reason "seconds").
     """
-    table = np.ascontiguousarray(table, dtype=np.int64)
-    if table.ndim != 3 or table.shape[0] != n * n or table.shape[2] != 4:
-        raise ValueError(f"need an ({n * n}, turns, 4) turn table for n={n}, got shape {table.shape}")
-    twin, skip = _symmetries(table)
-    piece, rot, used, todo, base = _start(table, n, preplaced)
-    zeros = (table[:, 0] == 0).sum(axis=1).astype(np.int64)
-    rows, cols = np.divmod(np.arange(n * n), n)
-    border = (cols == 0).astype(np.int64) + (rows == 0) + (cols == n - 1) + (rows == n - 1)
-    z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
-    spent, k = 0, base + (max(z0 - b0, 0) + 1) // 2
-    if perfect_search and k == 0 and z0 == b0:  # then a perfect board puts every grey side off the board
-        kind, kind_starts, kind_pieces, kind_turns, shows = _kind_index(table, n, skip)
-        status, spent = _perfect(
-            todo,
-            piece,
-            rot,
-            used,
-            twin,
-            table,
-            n,
-            kind,
-            kind_starts,
-            kind_pieces,
-            kind_turns,
-            shows,
-            max_nodes,
-        )
-        if status == 1:
-            return ExactResult(piece, rot, 0, True, 0, spent)
-        if status < 0:
-            return ExactResult(None, None, None, False, 0, spent)
-        k = 1
-    starts, entries = _index(table)  # only the deepening steps need it
-    while k <= 2 * n * (n - 1):
-        status, nodes = _search(
-            k,
-            todo,
-            piece,
-            rot,
-            used,
-            twin,
-            skip,
-            zeros,
-            border,
-            table,
-            n,
-            base,
-            z0,
-            b0,
-            starts,
-            entries,
-            max_nodes - spent,
-        )
-        spent += nodes
-        if status == 1:
-            return ExactResult(piece, rot, k, True, k, spent)
-        if status < 0:
-            return ExactResult(None, None, None, False, k, spent)
-        k += 1
+    s = setup(table, n, preplaced)
+    spent = priced = 0
+    k = s.base + (max(s.z0 - s.b0, 0) + 1) // 2
+    with alarm(seconds) as stop:
+        if perfect_search and k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
+            status, spent, priced = perfect(s, n, max_nodes, stop)
+            if status == 1:
+                return ExactResult(s.piece, s.rot, 0, True, 0, spent, priced)
+            if status < 0:
+                return _gave_up(0, spent, priced, status)
+            k = 1
+        index = _index(s.table)  # only the deepening steps need it
+        while k <= 2 * n * (n - 1):
+            status, nodes, tried = deepening(s, n, k, index, max_nodes - spent, stop)
+            spent, priced = spent + nodes, priced + tried
+            if status == 1:
+                return ExactResult(s.piece, s.rot, k, True, k, spent, priced)
+            if status < 0:
+                return _gave_up(k, spent, priced, status)
+            k += 1
     raise AssertionError("every board has at most 2n(n-1) unmatched edges")
+
+
+def _gave_up(bound: int, nodes: int, priced: int, status: int) -> ExactResult:
+    """No board: the node cap (status -1) or the time limit (-2) ended the search with `bound` proved."""
+    return ExactResult(
+        None, None, None, False, bound, nodes, priced, "max_nodes" if status == -1 else "seconds"
+    )
+
+
+def warm_up() -> None:
+    """Compile both searches, or load them from numba's cache, on a 2 x 2 board with no perfect
+    arrangement (so both run): a timed search then spends its time searching."""
+    table = np.array([[[0, 0, 1, 1]], [[1, 0, 0, 2]], [[0, 1, 1, 0]], [[1, 1, 0, 0]]], dtype=np.int64)
+    if not (_perfect.signatures and _search.signatures):
+        solve_exact(table, 2)
+
+
+def _left(seconds: float | None, started: float) -> float | None:
+    """What is left of `seconds` since `started` (perf_counter), never below 0; None: no limit."""
+    return None if seconds is None else max(seconds - (time.perf_counter() - started), 0.0)
 
 
 class Backtrack(BoardBuilder):
@@ -356,7 +401,12 @@ class Backtrack(BoardBuilder):
     Args:
         max_nodes: give up (with a one-line error stating the lower bound proved) after this many
             search nodes; small boards (up to about 6 x 6) need far fewer.
+
+    Its work counts search nodes. Under a time limit it gives up the same way when the time is spent:
+    an exact search has no board to show before it ends.
     """
+
+    work_unit = "node"
 
     def __init__(self, max_nodes: int = 50_000_000):
         if max_nodes < 1:
@@ -364,18 +414,33 @@ class Backtrack(BoardBuilder):
         self.max_nodes = max_nodes
         self.name = "backtrack"
 
-    work_unit = "node"
+    def warm_up(self, puzzle: ConstructivePuzzle) -> None:
+        warm_up()
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
         """An optimal board, checked (each piece once, pre-placed pieces kept)."""
+        started = time.perf_counter()
         puzzle = self._require(puzzle)
-        result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes)
+        if seconds is not None:
+            warm_up()  # a process's first search loads the kernels: on the clock, but not the search's
+        left = _left(seconds, started)
+        result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes, seconds=left)
         if result.piece is None or result.rotation is None:
+            spent = (
+                f"after {result.nodes:,} nodes (the optimum is at least {result.lower_bound} unmatched edges)"
+            )
+            if result.stop_reason == "seconds":
+                raise InputError(
+                    f"optimizer=backtrack ran out of time ({seconds:g} s) {spent}; allow more time "
+                    "(budget.seconds) or use a smaller board"
+                )
             raise InputError(
-                f"optimizer=backtrack gave up after {result.nodes:,} nodes (the optimum is at least "
-                f"{result.lower_bound} unmatched edges); raise optimizer.max_nodes or use a smaller board"
+                f"optimizer=backtrack gave up {spent}; raise optimizer.max_nodes or use a smaller board"
             )
         return Construction(puzzle.layout(result.piece, result.rotation), work=result.nodes)
+
+
+EXACT_SHARE = 0.5  # under a time limit, the exact search's share of it; the beam gets what is left
 
 
 class ExactFirst(BoardBuilder):
@@ -391,7 +456,14 @@ class ExactFirst(BoardBuilder):
     beam's settings are the ones the colour sweep was measured with: frame first, 40,000 boards,
     not widened (on these boards rows tie with frame first or lose by 1-3 edges, and widening to
     1,000,000 boards saves one edge at n = 13, 8 colours, for 5x the time).
+
+    Its work counts candidates priced (a piece in one turn, tried in one cell) by the search and the
+    beam alike, one unit for both. Under a time limit the search has at most EXACT_SHARE of it (then
+    it gives up as at max_nodes) and the beam the rest (see `Beam`); the stop reason is "seconds"
+    when the limit cut either short.
     """
+
+    work_unit = "placement"
 
     def __init__(
         self,
@@ -407,12 +479,20 @@ class ExactFirst(BoardBuilder):
         self.fallback = Beam(width, seed, max_width, order)
         self.name = "exact_first"
 
-    work_unit = "node"
+    def warm_up(self, puzzle: ConstructivePuzzle) -> None:
+        warm_up()
+        self.fallback.warm_up(puzzle)
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
         """An optimal board if the capped search finds one, else the fallback's (both checked)."""
+        started = time.perf_counter()
         puzzle = self._require(puzzle)
-        result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes)
+        if seconds is not None:
+            warm_up()
+        share = _left(None if seconds is None else EXACT_SHARE * seconds, started)
+        result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes, seconds=share)
         if result.piece is not None and result.rotation is not None:
-            return Construction(puzzle.layout(result.piece, result.rotation), work=result.nodes)
-        return self.fallback.construct(puzzle, seconds)
+            return Construction(puzzle.layout(result.piece, result.rotation), work=result.priced)
+        beam = self.fallback.construct(puzzle, _left(seconds, started))
+        cut = "seconds" in (result.stop_reason, beam.stop_reason)
+        return Construction(beam.layout, result.priced + beam.work, "seconds" if cut else "finished")

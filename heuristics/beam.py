@@ -23,13 +23,26 @@ Why: it is the strongest method the project has on Eternity II and near the phas
 
 from __future__ import annotations
 
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
 import numba
 import numpy as np
+
+# OpenMP threads that spin while they wait make a busy machine's beam crawl (Eternity II, width 32, two
+# threads beside other jobs: 4.7 s spinning, 0.16 s passive or on one thread); read when numba first
+# starts its threads, so set here, before any beam runs (a value the user set is kept).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from core import Construction, ConstructivePuzzle, InputError, unmatched_edge
 from heuristics.edge_greedy import DC, DR, BoardBuilder
 
 WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the official set 22 s on 2 cores
+SERIAL_WORK = 1_000_000  # a beam that prices at most this many candidates runs on one thread
 
 
 def grey_patterns(table: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -105,12 +118,13 @@ def _bit(low):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _beam(table, pool_mask, pool_orients, pool_count, cell_pool, fixed, n, order, keeps, cap, seed):
-    """The best board found (an orient per cell) and its unmatched inner edges (see the module).
+def _beam(table, pool_mask, pool_orients, pool_count, cell_pool, fixed, n, order, keeps, cap, seed, stop):
+    """(best board found, an orient per cell; its unmatched inner edges; candidates priced; finished).
 
     A board's pieces in use are a bitset, so an entry prices only the pieces it has left: a cell
     late in the order costs little, and the beam can afford to keep more boards there (`keeps`).
     Candidates of entry e go to slots from start[e], so the beam does not depend on the threads.
+    Once another thread sets stop[0] (a time limit), it gives up before the next cell: no board.
     """
     np.random.seed(seed)
     cells, turns, words = n * n, table.shape[1], pool_mask.shape[1]
@@ -120,8 +134,10 @@ def _beam(table, pool_mask, pool_orients, pool_count, cell_pool, fixed, n, order
     cost = np.zeros((2, width), np.int64)
     c_entry, c_orient, c_cost = np.empty(cap, np.int32), np.empty(cap, np.int16), np.empty(cap, np.int32)
     start = np.zeros(width + 1, np.int64)
-    size, now = 1, 0
+    size, now, priced = 1, 0, 0
     for i in range(cells):
+        if stop[0] != 0:
+            return np.empty(0, np.int64), -1, priced, False
         x, pool = order[i], cell_pool[order[i]]
         row, col = x // n, x % n
         for e in numba.prange(size):  # candidates per entry
@@ -164,6 +180,7 @@ def _beam(table, pool_mask, pool_orients, pool_count, cell_pool, fixed, n, order
                         c_entry[k], c_orient[k], c_cost[k] = e, o, cost[now, e] + _unmatched(table, facing, o)
                         k += 1
         k = start[size]
+        priced += k
         keep, nxt = min(keeps[i], k), 1 - now
         chosen = _select(c_cost[:k], keep)
         for j in numba.prange(keep):
@@ -175,7 +192,7 @@ def _beam(table, pool_mask, pool_orients, pool_count, cell_pool, fixed, n, order
             cost[nxt, j] = c_cost[chosen[j]]
         size, now = keep, nxt
     best = np.argmin(cost[now, :size])
-    return board[now, best].astype(np.int64), cost[now, best]
+    return board[now, best].astype(np.int64), cost[now, best], priced, True
 
 
 def pools(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int):
@@ -195,13 +212,9 @@ def pools(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int):
     return mask.view(np.int64), orients, count, cell_pool.astype(np.int64)
 
 
-def keep_schedule(count, cell_pool, fixed, order, width: int, max_width: int):
-    """How many boards to keep after each cell, and the candidates a cell can have at most.
-
-    An entry's candidates at a cell are at most its pool's pieces not yet placed in cells of that
-    pool, times their orients. Where that bound falls (late in the order) the beam keeps up to
-    `max_width` boards, so that no cell prices more candidates than `width` boards do at the worst.
-    """
+def candidate_bounds(count, cell_pool, fixed, order) -> np.ndarray:
+    """The most candidates an entry can have at each cell of the order: its pool's pieces not yet
+    placed in cells of that pool, times their orients (1 at a pre-placed cell)."""
     bound = np.ones(len(order), np.int64)
     placed = np.zeros(count.shape[0], np.int64)
     for i, x in enumerate(order):
@@ -210,6 +223,17 @@ def keep_schedule(count, cell_pool, fixed, order, width: int, max_width: int):
             left = max(int((count[pool] > 0).sum() - placed[pool]), 1)
             bound[i] = left * max(int(count[pool].max()), 1)
             placed[pool] += 1
+    return bound
+
+
+def keep_schedule(count, cell_pool, fixed, order, width: int, max_width: int):
+    """How many boards to keep after each cell, and the candidates a cell can have at most.
+
+    Where the bound on an entry's candidates (`candidate_bounds`) falls (late in the order) the beam
+    keeps up to `max_width` boards, so that no cell prices more candidates than `width` boards do at
+    the worst.
+    """
+    bound = candidate_bounds(count, cell_pool, fixed, order)
     budget = width * bound.max()
     after = np.append(bound[1:], 1)  # the bound of the cell each kept board goes on to
     keeps = np.clip(budget // after, width, max(width, max_width))
@@ -235,6 +259,91 @@ def rows(n: int) -> np.ndarray:
 ORDERS = {"rows": rows, "frame_first": frame_first}
 
 
+@contextmanager
+def alarm(seconds: float | None) -> Iterator[np.ndarray]:
+    """A flag, int64[1], that a timer thread sets to 1 once `seconds` have passed (never, for None).
+
+    Why: a compiled search cannot read a clock, but it can read this flag between steps and stop;
+    it runs without the GIL (nogil), so the timer fires on time.
+    """
+    flag = np.zeros(1, np.int64)
+    timer = None if seconds is None else threading.Timer(max(seconds, 0.0), flag.fill, (1,))
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        yield flag
+    finally:
+        if timer is not None:
+            timer.cancel()
+
+
+@dataclass(frozen=True)
+class BeamRun:
+    """One beam's outcome: an orient per cell (empty if a time limit stopped it), the board's
+    unmatched inner edges, the candidates it priced (`work`) and whether it finished."""
+
+    board: np.ndarray
+    unmatched: int
+    work: int
+    finished: bool
+
+
+class Prepared:
+    """A board's kernel tables, built once for any number of beams over it (see `beam_search`)."""
+
+    def __init__(self, table: np.ndarray, n: int, preplaced=None, order: str = "rows"):
+        self.table = np.ascontiguousarray(table, dtype=np.int64)
+        self.n, self.turns = n, self.table.shape[1]
+        orient_pattern, cell_pattern = grey_patterns(self.table, n)
+        self.fixed = np.full(n * n, -1, dtype=np.int64)
+        given = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
+        self.fixed[given[:, 0]] = given[:, 1] * self.turns + given[:, 2]
+        for piece in given[:, 1]:  # a pre-placed piece is nobody else's candidate
+            orient_pattern[piece * self.turns : (piece + 1) * self.turns] = -1
+        _check_fits(orient_pattern, np.delete(cell_pattern, given[:, 0]), self.turns)
+        self.mask, self.orients, self.count, self.cell_pool = pools(orient_pattern, cell_pattern, self.turns)
+        self.cells = ORDERS[order](n)
+        self.bound = candidate_bounds(self.count, self.cell_pool, self.fixed, self.cells)
+
+    def schedule(self, width: int, max_width: int | None) -> tuple[np.ndarray, int]:
+        """`keep_schedule` for this board."""
+        return keep_schedule(self.count, self.cell_pool, self.fixed, self.cells, width, max_width or width)
+
+    def most_work(self, width: int, max_width: int | None) -> int:
+        """The most candidates a beam of this width can price (its time grows with it)."""
+        keeps = self.schedule(width, max_width)[0]
+        return int(self.bound[0] + (keeps[:-1] * self.bound[1:]).sum())
+
+    def run(self, width: int, seed: int, max_width: int | None, stop: np.ndarray | None = None) -> BeamRun:
+        """One beam; it gives up (no board) once `stop[0]` is set (see `alarm`). A narrow one runs on
+        one thread: waking the others three times a cell would cost more than its work (on a busy
+        machine, seconds for a beam of one on Eternity II); the board is the same on any number."""
+        keeps, cap = self.schedule(width, max_width)
+        flag = np.zeros(1, np.int64) if stop is None else stop
+        threads = numba.get_num_threads()
+        if self.most_work(width, max_width) <= SERIAL_WORK:
+            numba.set_num_threads(1)
+        try:
+            board, unmatched, work, finished = _beam(
+                self.table,
+                self.mask,
+                self.orients,
+                self.count,
+                self.cell_pool,
+                self.fixed,
+                self.n,
+                self.cells,
+                keeps,
+                cap,
+                seed,
+                flag,
+            )
+        finally:
+            numba.set_num_threads(threads)
+        return BeamRun(board, int(unmatched), int(work), bool(finished))
+
+
 def beam_search(
     table: np.ndarray,
     n: int,
@@ -250,20 +359,70 @@ def beam_search(
     never turn); preplaced: rows (cell, piece, turns) kept where they are; max_width: the most
     boards kept where few pieces are left (default: `width` everywhere); order: a name in ORDERS.
     """
-    table = np.ascontiguousarray(table, dtype=np.int64)
-    turns = table.shape[1]
-    orient_pattern, cell_pattern = grey_patterns(table, n)
-    fixed = np.full(n * n, -1, dtype=np.int64)
-    given = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
-    fixed[given[:, 0]] = given[:, 1] * turns + given[:, 2]
-    for piece in given[:, 1]:  # a pre-placed piece is nobody else's candidate
-        orient_pattern[piece * turns : (piece + 1) * turns] = -1
-    _check_fits(orient_pattern, np.delete(cell_pattern, given[:, 0]), turns)
-    mask, orients, count, cell_pool = pools(orient_pattern, cell_pattern, turns)
-    cells = ORDERS[order](n)
-    keeps, cap = keep_schedule(count, cell_pool, fixed, cells, width, max_width or width)
-    board, unmatched = _beam(table, mask, orients, count, cell_pool, fixed, n, cells, keeps, cap, seed)
-    return board // turns, board % turns, int(unmatched)
+    prepared = Prepared(table, n, preplaced, order)
+    run = prepared.run(width, seed, max_width)
+    return run.board // prepared.turns, run.board % prepared.turns, run.unmatched
+
+
+GROWTH = 32  # the widest step from one width to the next (the first beam's time is all overhead)
+SAFETY = 0.9  # plan a beam to end by this share of the time left
+
+
+def beam_within(
+    prepared: Prepared, width: int, seed: int, max_width: int | None, seconds: float, started: float
+) -> tuple[BeamRun, int, str]:
+    """The best board beams find by `started + seconds` (perf_counter): (run, work of every beam, stop
+    reason: "finished" when the configured beam finished, then its board, else "seconds").
+
+    Why a schedule rather than one beam: a beam yields no board until its last cell, so one too wide
+    for the time yields nothing. Beams widen (width and max_width in proportion) from one board,
+    whose time is the per-cell overhead; each next width is the widest that the last beam's time,
+    scaled by `most_work`, predicts to end in time (at most GROWTH x the last width). A timer stops a
+    beam that would overrun; the result is then the best board finished.
+    """
+
+    def widened(v: int) -> int | None:
+        return None if max_width is None else max(v, max_width * v // width)
+
+    def predicted(v: int) -> float:
+        return overhead + per_work * prepared.most_work(v, widened(v))
+
+    deadline = started + seconds
+    finished: list[tuple[int, BeamRun]] = []
+    work, w, overhead, per_work = 0, 1, 0.0, 0.0
+    with alarm(deadline - time.perf_counter()) as stop:
+        while True:
+            begun = time.perf_counter()
+            run = prepared.run(w, seed, widened(w), stop if finished else None)  # the first always ends
+            took = time.perf_counter() - begun
+            work += run.work
+            if not run.finished:
+                break
+            if w == width:
+                return run, work, "finished"
+            finished.append((w, run))
+            if len(finished) == 1:
+                overhead = took
+            else:
+                per_work = max(took - overhead, took / 4) / prepared.most_work(w, widened(w))
+            left = SAFETY * (deadline - time.perf_counter())
+            low, high = w, min(width, GROWTH * w)  # the widest v in (w, high] predicted to fit
+            while low < high:
+                mid = (low + high + 1) // 2
+                low, high = (mid, high) if predicted(mid) <= left else (low, mid - 1)
+            if low == w:
+                break
+            w = low
+    best = min(finished, key=lambda pair: (pair[1].unmatched, -pair[0]))[1]
+    return best, work, "seconds"
+
+
+def warm_up() -> None:
+    """Compile the kernel, or load it from numba's cache (seconds on a busy machine), on a 2 x 2 board:
+    a timed beam then spends its time on the board."""
+    table = np.array([[[0, 0, 1, 1]], [[1, 0, 0, 1]], [[0, 1, 1, 0]], [[1, 1, 0, 0]]], dtype=np.int64)
+    if not _beam.signatures:
+        beam_search(table, 2, width=1)
 
 
 class Beam(BoardBuilder):
@@ -275,6 +434,9 @@ class Beam(BoardBuilder):
         max_width: where few pieces are left, keep up to this many boards, as many as the same
             work per cell affords (None: `width` everywhere). Memory: about 1 KB per board.
         order: the order cells are filled in: "frame_first" or "rows" (see ORDERS).
+
+    Its work counts the candidates priced (a piece in one turn, tried in one cell), over every beam
+    run. Under a time limit it widens beams up to `width` (see `beam_within`).
     """
 
     def __init__(
@@ -289,10 +451,21 @@ class Beam(BoardBuilder):
         self.width, self.seed, self.max_width, self.order = width, seed, max_width, order
         self.name = "beam"
 
+    def warm_up(self, puzzle: ConstructivePuzzle) -> None:
+        warm_up()
+
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
-        """The best board of the beam, checked (each piece once, pre-placed pieces kept)."""
+        """The best board of the beam, checked (each piece once, pre-placed pieces kept); within
+        `seconds` of the call, the best of beams as wide as fit (stop reason "seconds" when the
+        configured width did not)."""
+        started = time.perf_counter()
         puzzle = self._require(puzzle)
-        piece, turns, _ = beam_search(
-            puzzle.table, puzzle.n, puzzle.preplaced, self.width, self.seed, self.max_width, self.order
-        )
-        return Construction(puzzle.layout(piece, turns), work=0)
+        prepared = Prepared(puzzle.table, puzzle.n, puzzle.preplaced, self.order)
+        if seconds is None:
+            run = prepared.run(self.width, self.seed, self.max_width)
+            work, reason = run.work, "finished"
+        else:
+            warm_up()  # a process's first beam loads the kernel: on the clock, but outside the schedule
+            run, work, reason = beam_within(prepared, self.width, self.seed, self.max_width, seconds, started)
+        board = puzzle.layout(run.board // prepared.turns, run.board % prepared.turns)
+        return Construction(board, work, reason)
