@@ -327,7 +327,7 @@ class RunLog:
         ]
         if self.note:
             rows.append(f"- note: {self.note}")
-        rows += ["", "```text", printed, "```", ""]
+        rows += ["", "```text", printed, "```", ""] if printed else ["", "(nothing printed)", ""]
         path.write_text(old.rstrip("\n") + "\n\n" + "\n".join(rows))
         print(f"logged: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}#{run_id}", flush=True)
         return run_id
