@@ -41,11 +41,13 @@ def offers(puzzle: Any) -> frozenset[Face]:
 
 
 def needs(solver: Any) -> Face:
-    """The face an optimiser declares it needs; a one-line error for an optimiser that declares none."""
-    declared = getattr(type(solver), "needs", None)
+    """The face an optimiser (an instance or its class) declares it needs; a one-line error for an
+    optimiser that declares none."""
+    cls = solver if isinstance(solver, type) else type(solver)
+    declared = getattr(cls, "needs", None)
     if not isinstance(declared, Face):
         raise InputError(
-            f"optimizer {type(solver).__name__} does not declare what it needs: give its class "
+            f"optimizer {cls.__name__} does not declare what it needs: give its class "
             "`needs = core.Face.FITNESS` (or LOCAL_SEARCH, BOARD)"
         )
     return declared
@@ -179,3 +181,20 @@ def as_builder(solver: Any, budget: DictConfig, seed: int) -> Any:
     """The solver in the shape that builds one board per puzzle: a metaheuristic wrapped, a constructive
     solver as it is."""
     return solver if needs(solver) is Face.BOARD else UnderBudget(solver, budget, seed)
+
+
+def compatibility_table(config_dir: Path = CONFIG_DIR) -> str:
+    """The README's table of which optimiser runs on which puzzle, made from the declarations alone."""
+    optimizers, puzzles = config_classes("optimizer", config_dir), config_classes("puzzle", config_dir)
+    lines = ["| what it needs | optimizer configs | puzzle configs that offer it |", "|---|---|---|"]
+    for face in Face:
+        users = [name for name, cls in optimizers.items() if face is needs(cls)]
+        if face is Face.EXACT:
+            users = ["task=exact (backends: algorithm_x, ilp, cpsat)"]
+        offering = [name for name, cls in puzzles.items() if face in offers(cls)]
+        lines.append(f"| {face.value} | {', '.join(users)} | {_short(offering)} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(compatibility_table())

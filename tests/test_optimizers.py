@@ -24,7 +24,6 @@ ALL = [
     RandomSearch(),
 ]
 ORIENTING = [TwoOpt(), GA(), SimulatedAnnealing(), RandomSearch(), VcoptOpt2(), VcoptTspGA()]
-ids = lambda o: f"{o.name}-{id(o) % 97}"  # noqa: E731
 
 
 def checked(puzzle):
@@ -37,21 +36,21 @@ def checked(puzzle):
     return fitness
 
 
-@pytest.mark.parametrize("optimizer", ALL, ids=ids)
+@pytest.mark.parametrize("optimizer", ALL, ids=[f"{o.name}-{i}" for i, o in enumerate(ALL)])
 def test_stops_exactly_at_the_evaluation_budget_fixed(optimizer):
     result = minimize(checked(FIXED), FIXED.space, optimizer, Budget(evaluations=1500), seed=1)
     assert result.evaluations == 1500 and result.stop_reason == "evaluations"
     assert result.best == FIXED.fitness(result.best_genome)
 
 
-@pytest.mark.parametrize("optimizer", ORIENTING, ids=ids)
+@pytest.mark.parametrize("optimizer", ORIENTING, ids=[o.name for o in ORIENTING])
 def test_stops_exactly_at_the_evaluation_budget_free(optimizer):
     result = minimize(checked(FREE), FREE.space, optimizer, Budget(evaluations=1500), seed=1)
     assert result.evaluations == 1500
     assert result.best == FREE.fitness(result.best_genome)
 
 
-@pytest.mark.parametrize("optimizer", ALL, ids=ids)
+@pytest.mark.parametrize("optimizer", ALL, ids=[f"{o.name}-{i}" for i, o in enumerate(ALL)])
 def test_same_seed_same_trace(optimizer):
     """The seed decides the run: the same seed repeats it, another seed gives another run."""
 
@@ -63,7 +62,7 @@ def test_same_seed_same_trace(optimizer):
     assert trace(7) != trace(8)
 
 
-@pytest.mark.parametrize("optimizer", ORIENTING, ids=ids)
+@pytest.mark.parametrize("optimizer", ORIENTING, ids=[o.name for o in ORIENTING])
 def test_same_seed_same_trace_free(optimizer):
     def trace(seed):
         r = minimize(FREE.fitness, FREE.space, optimizer, Budget(evaluations=2000), seed)
@@ -73,7 +72,7 @@ def test_same_seed_same_trace_free(optimizer):
     assert trace(3) != trace(4)
 
 
-@pytest.mark.parametrize("optimizer", ALL, ids=ids)
+@pytest.mark.parametrize("optimizer", ALL, ids=[f"{o.name}-{i}" for i, o in enumerate(ALL)])
 def test_reaches_the_known_optimum_of_the_seed_problem(optimizer):
     result = minimize(FIXED.fitness, FIXED.space, optimizer, Budget(evaluations=20000, target=12), seed=0)
     assert result.best == 12 and result.stop_reason == "target"

@@ -19,7 +19,7 @@ import pandas as pd
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from core import Answer, ExactPuzzle, InputError
+from core import Answer, ExactPuzzle, Face, InputError
 from experiments.build import build, component_name, config_columns
 from experiments.records import (
     RunRecord,
@@ -28,6 +28,7 @@ from experiments.records import (
     write_record,
     write_table,
 )
+from experiments.solvers import offers, puzzles_offering
 from heuristics import exact_backends
 from heuristics.exact_cover import solution_limit
 
@@ -84,11 +85,10 @@ class Exact:
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         puzzle = build(cfg.puzzle, "puzzle")
-        if not isinstance(puzzle, ExactPuzzle):
+        if Face.EXACT not in offers(puzzle):
             raise InputError(
-                f"the exact task needs an exact puzzle (calendar, galakub, "
-                f"pentomino_rectangles); {component_name(cfg, 'puzzle', puzzle)} "
-                f"is not one"
+                f"task=exact needs {Face.EXACT.value}, which puzzle={component_name(cfg, 'puzzle', puzzle)} "
+                f"does not offer (puzzles that do: {', '.join(puzzles_offering(Face.EXACT))})"
             )
         start = time.perf_counter()
         table, answers = self.table(puzzle, progress=cfg.progress)

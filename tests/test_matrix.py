@@ -1,0 +1,87 @@
+"""Every optimiser config on every puzzle config, through the app's task, with tiny budgets.
+
+Each pair ends in a run record or a one-line refusal, never a traceback. The pairs are read from the
+config folders, so a new YAML file is covered without touching this test (nevergrad keeps the same
+kind of test over its registry).
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from core import Face, InputError
+from experiments.run import run_task, setup
+from experiments.schema import CONFIG_DIR
+from experiments.solvers import compatibility_table, config_classes, needs, offers
+
+TINY = ("budget.evaluations=60", "budget.seconds=0.5", "progress=false")
+
+
+def names(group: str) -> list[str]:
+    """Every config of a group, sub-folders included (packing/free6), as the command line names them."""
+    root = CONFIG_DIR / group
+    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.yaml"))
+
+
+def run_pair(optimizer: str, puzzle: str, out: Path) -> tuple[str, str]:
+    """("ok" | "refused" | "traceback", detail) of one pair run as `python -m experiments.run` runs it."""
+    run_dir = out / f"{optimizer}__{puzzle}".replace("/", "_")
+    run_dir.mkdir(parents=True)
+    try:
+        GlobalHydra.instance().clear()
+        with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+            cfg = compose("config", overrides=[f"optimizer={optimizer}", f"puzzle={puzzle}", *TINY])
+        cfg.choices = {"puzzle": puzzle, "optimizer": optimizer, "task": "optimise"}
+        row = run_task(cfg, run_dir)
+    except (InputError, OmegaConfBaseException) as err:
+        return "refused", str(err)
+    except Exception:
+        return "traceback", traceback.format_exc()
+    return "ok", f"best {row['best']} after {row['evaluations']} {row['evaluation_kind']}"
+
+
+OPTIMIZERS, PUZZLES = config_classes("optimizer"), config_classes("puzzle")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def app_set_up():
+    """Schemas and resolvers registered, pictures drawn to files: what `main` does before Hydra runs."""
+    setup()
+
+
+@pytest.mark.parametrize("optimizer", names("optimizer"))
+def test_every_puzzle_runs_or_refuses_in_one_line(optimizer, tmp_path):
+    """No traceback; a pair whose declared faces do not meet is refused by the compatibility line, and
+    a generic or compiled optimiser runs on every puzzle offering its face (a constructive solver may
+    refuse a board too large to search, in one line)."""
+    face = needs(OPTIMIZERS[optimizer])
+    ran = []
+    for puzzle in names("puzzle"):
+        outcome, detail = run_pair(optimizer, puzzle, tmp_path)
+        assert outcome != "traceback", f"optimizer={optimizer} puzzle={puzzle}:\n{detail}"
+        if outcome == "refused":
+            assert detail and "\n" not in detail, (puzzle, detail)
+        if face not in offers(PUZZLES[puzzle]):
+            assert outcome == "refused" and f"which puzzle={puzzle} does not offer" in detail, (
+                puzzle,
+                detail,
+            )
+        elif face is not Face.BOARD:
+            assert outcome == "ok", (puzzle, detail)
+        ran += [puzzle] if outcome == "ok" else []
+    # the seed's greedy, duplicates kept, builds no genome: it runs under task=colour_sweep only
+    repeats = OmegaConf.load(CONFIG_DIR / "optimizer" / f"{optimizer}.yaml").get("seed_faithful", False)
+    assert bool(ran) != repeats, ran
+
+
+def test_the_readme_table_is_the_declarations():
+    readme = (CONFIG_DIR.parent / "README.md").read_text()
+    shown = readme.split("<!-- compatibility:start -->\n")[1].split("\n<!-- compatibility:end -->")[0]
+    assert shown == compatibility_table(), "regenerate it with: python -m experiments.solvers"
