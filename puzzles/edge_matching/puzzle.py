@@ -258,7 +258,7 @@ class EdgeMatching:
         # every class's pieces fit every cell of that class alike, so one board tells: a 2 x m board's
         # middle cells (rim on opposite sides) or a hint turned grey side in leave no legal board
         first = self._place(self.space.identity(), rules)
-        return rules if not self._grey_breaks(first)[0] else None
+        return None if any(self._grey_breaks(first)) else rules
 
     def _keeps_preplaced(self, layout: Layout) -> bool:
         """Does the board hold every pre-placed piece in its cell and turn?"""
