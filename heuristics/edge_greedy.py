@@ -327,6 +327,10 @@ class BoardBuilder:
     def construct(self, puzzle, seconds: float | None = None) -> Construction:
         raise NotImplementedError
 
+    def warm_up(self, puzzle) -> None:
+        """Compile the solver's kernels, or load them from numba's cache (a second or more on a busy
+        machine), before a timed construction starts its clock; nothing to do by default."""
+
     def solve(self, puzzle):
         """The board `construct` builds with no time limit."""
         return self.construct(puzzle).layout
@@ -374,4 +378,8 @@ class Greedy(BoardBuilder):
         except ValueError as err:
             raise InputError(f"optimizer={self.name}: {err}") from None
         layout = puzzle.layout(piece, rot, allow_duplicates=self.seed_faithful)
-        return Construction(layout, work=len(piece))
+        return Construction(layout, work=len(piece))  # one placement per cell
+
+    def warm_up(self, puzzle: ConstructivePuzzle) -> None:
+        """One board, thrown away: it takes milliseconds once the kernels are loaded."""
+        self.construct(puzzle)
