@@ -3,7 +3,7 @@ import random
 import numpy as np
 import pytest
 
-from heuristics.edge_greedy import _faithful_choice, _targets, greedy
+from heuristics.edge_greedy import Greedy, _faithful_choice, _targets, greedy
 from puzzles.edge_matching import EdgeMatching, Layout, turn_table
 from tests import seed_greedy_plain as seed
 
@@ -147,3 +147,16 @@ def test_kept_choices_give_the_boards_of_recomputing_every_step(rotations):
         ):  # nothing kept: every cell afresh
             pass
         assert np.array_equal(fast[0], piece) and np.array_equal(fast[1], rot)
+
+
+@pytest.mark.parametrize("faithful", [False, True])
+def test_greedy_work_is_one_placement_per_cell_and_no_time_limit_cuts_it(faithful):
+    """A greedy board is n * n placements (the seed-faithful one too, duplicates and all), made in
+    milliseconds: a time limit of a microsecond still gets the whole board, "finished"."""
+    p = EdgeMatching(n=9, colours=5, instance_seed=1)
+    solver = Greedy(seed_faithful=faithful)
+    solver.warm_up(p)
+    built = solver.construct(p, seconds=1e-6)
+    assert built.work == 81 and built.stop_reason == "finished" and Greedy.work_unit == "placement"
+    assert np.array_equal(built.layout.piece, solver.solve(p).piece)
+    assert (built.layout.piece >= 0).all()

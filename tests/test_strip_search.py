@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -103,6 +105,57 @@ def test_repack_never_worsens_and_keeps_the_state_fresh(width, orientations):
         assert change <= 0 and 0 <= tried <= 40**2
         assert ss.fitness(inst, st) == before + change
         _assert_state_is_a_fresh_decode(inst, st)
+        gaps = strip.fitness(ss.genome_of(inst, st, orientations == "free"))  # the puzzle's own decoder
+        assert ss.fitness(inst, st) // inst.scale == gaps
+
+
+def _best_tail(strip, genome, k):
+    """The fewest gaps over every order and orientation of the genome's last k pieces, the others kept,
+    by the puzzle's own decoder: the exact re-packing's oracle, by brute force."""
+    n, best = strip.space.n, np.inf
+    for tail in itertools.permutations(genome[n - k : n]):
+        for turns in itertools.product(*(range(strip.space.orientations[p]) for p in tail)):
+            trial = genome.copy()
+            trial[n - k : n] = tail
+            trial[n + np.array(tail)] = turns
+            best = min(best, strip.fitness(trial))
+    return best
+
+
+@pytest.mark.parametrize("width", [5, 6, 10])
+def test_repack_reaches_the_area_bound_exactly_when_some_arrangement_of_the_tail_does(width):
+    """The step re-packs the last 3 pieces inside the area bound or changes nothing. So after it the
+    board has the bound's gaps if some order and orientations of those pieces (brute force) reach them,
+    and is as it was otherwise. States: random genomes, and a perfect tiling's genome with its tail
+    scrambled, some with two earlier pieces swapped as well, so that both outcomes occur."""
+    strip = PentominoStrip(width=width, orientations="free", repack=3)
+    inst, n = strip.local_search().instance, strip.space.n
+    model = Packing(box(60 // width, width), read_pieces("pentominoes"))
+    tiling = strip_genome(strip, model.grid(next(solve(model, model.cover()))))
+    rng = np.random.default_rng(width)
+    states = [strip.space.random(rng) for _ in range(6)]
+    for swap in [False] * 6 + [True] * 8:
+        genome = tiling.copy()
+        genome[n - 3 : n] = rng.permutation(genome[n - 3 : n])
+        genome[n + genome[n - 3 : n]] = rng.integers(strip.space.orientations)[genome[n - 3 : n]]
+        if swap:
+            i, j = rng.choice(n - 3, size=2, replace=False)
+            genome[[i, j]] = genome[[j, i]]
+        states.append(genome)
+    reached = kept = 0
+    for genome in states:
+        st = ss.state_from_genome(inst, genome)
+        before, gaps_before = ss.fitness(inst, st), strip.fitness(genome)
+        change, _ = ss.repack(inst, st, None, 1, 10**6)  # cap far above any search here: exact
+        after = ss.genome_of(inst, st, True)
+        assert ss.fitness(inst, st) == before + change
+        if _best_tail(strip, genome, 3) == strip.area_bound:
+            assert strip.fitness(after) == strip.area_bound
+            reached += gaps_before > strip.area_bound
+        else:
+            assert change == 0 and np.array_equal(after, genome)
+            kept += 1
+    assert reached >= 3 and kept >= 3  # both outcomes tested
 
 
 @pytest.mark.parametrize("width", [3, 6])
