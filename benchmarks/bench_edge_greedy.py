@@ -10,10 +10,10 @@
    from `--plain-sample` plain solves per size at colour counts spread over the sweep, and the
    output labels it so.
 
-    python -m benchmarks.bench_edge_greedy [--size 13] [--colours 20] [--plain-sample 2] [--jobs 2] [--repeats 5]
+    python -m benchmarks.bench_edge_greedy [--size 13] [--colours 20] [--sweep-sizes 13,15] [--plain-sample 2] [--jobs 2] [--repeats 5]
 
 `--size 9` (or less) makes a per-solve repeat of the plain code short; `--plain-sample 1` halves
-the extrapolation's cost.
+the extrapolation's cost; `--sweep-sizes 5` sweeps (and extrapolates) 5 x 5 boards only, a quick run.
 """
 
 from __future__ import annotations
@@ -81,14 +81,14 @@ def plain_cpu(n: int, colours: int) -> float:
     return time.process_time() - start
 
 
-def extrapolated_plain_sweep(sample: int, jobs: int) -> float:
+def extrapolated_plain_sweep(sample: int, jobs: int, sizes: tuple[int, ...] = SIZES) -> float:
     """CPU seconds on one core that the plain seed sweep would take: per size, the mean of `sample`
     plain solves (colour counts spread over the sweep) times the sweep's solves of that size."""
-    points = [(n, c) for n in SIZES for c in seed_colours(n, sample)]
+    points = [(n, c) for n in sizes for c in seed_colours(n, sample)]
     seconds = Parallel(n_jobs=jobs)(delayed(plain_cpu)(n, c) for n, c in points)
     total = 0.0
     print(f"plain seed code, extrapolation sample ({len(points)} solves, one each, CPU seconds on one core):")
-    for n in SIZES:
+    for n in sizes:
         mine = [(c, s) for (m, c), s in zip(points, seconds) if m == n]
         mean = statistics.mean(s for _, s in mine)
         total += mean * len(seed_colours(n))
@@ -100,9 +100,9 @@ def extrapolated_plain_sweep(sample: int, jobs: int) -> float:
     return total
 
 
-def sweep(faithful: bool, jobs: int) -> int:
+def sweep(faithful: bool, jobs: int, sizes: tuple[int, ...] = SIZES) -> int:
     """The whole seed sweep (instance making, solving, scoring) on `jobs` workers (1: in this process)."""
-    points = [(n, c) for n in SIZES for c in seed_colours(n)]
+    points = [(n, c) for n in sizes for c in seed_colours(n)]
     if jobs == 1:
         return len([greedy_point(n, c, 0, faithful) for n, c in points])
     return len(
@@ -117,28 +117,35 @@ def main() -> None:
     parser.add_argument(
         "--plain-sample", type=int, default=2, help="plain solves per size for the extrapolation"
     )
+    parser.add_argument(
+        "--sweep-sizes",
+        type=lambda text: tuple(int(n) for n in text.split(",")),
+        default=SIZES,
+        help="board sides of the whole sweep, comma-separated (the seed's: 13,15)",
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores")
     per_solve(args.size, args.colours, args.repeats)
 
-    solves = sum(len(seed_colours(n)) for n in SIZES)
+    sizes = args.sweep_sizes
+    solves = sum(len(seed_colours(n)) for n in sizes)
     print(f"whole seed sweep ({solves} solves: instance making, solving, scoring), one core, CPU seconds:")
     one_core = compare(
-        {FAITHFUL: lambda: sweep(True, 1), CORRECTED: lambda: sweep(False, 1)},
+        {FAITHFUL: lambda: sweep(True, 1, sizes), CORRECTED: lambda: sweep(False, 1, sizes)},
         repeats=args.repeats,
         clock=time.process_time,
     )
     report(one_core)
     print(f"whole seed sweep ({solves} solves), {args.jobs} workers, wall seconds:")
     workers = compare(
-        {FAITHFUL: lambda: sweep(True, args.jobs), CORRECTED: lambda: sweep(False, args.jobs)},
+        {FAITHFUL: lambda: sweep(True, args.jobs, sizes), CORRECTED: lambda: sweep(False, args.jobs, sizes)},
         repeats=args.repeats,
     )
     report(workers, targets=dict.fromkeys(workers, "target < 300 s"))
 
-    plain = extrapolated_plain_sweep(args.plain_sample, args.jobs)
+    plain = extrapolated_plain_sweep(args.plain_sample, args.jobs, sizes)
     print(
         f"plain seed sweep, EXTRAPOLATED (not run; solves only): {plain:,.0f} s = {plain / 3600:.1f} h "
         f"CPU on one core"

@@ -131,10 +131,18 @@ def one_line(err: Exception, overrides: list[str]) -> str:
     return str(err).strip().splitlines()[0]
 
 
+def check_smoke(overrides: list[Override]) -> None:
+    """`smoke` belongs to a study (each experiment's defaults list has it), so it needs +experiment."""
+    keys = {o.key_or_group for o in overrides}
+    if "smoke" in keys and "experiment" not in keys:
+        raise InputError("smoke=on shrinks a study: add one, e.g. +experiment=colour_sweep smoke=on")
+
+
 def check(argv: list[str]) -> None:
     """Raise InputError (one line) if the command line's overrides do not compose."""
     parsed = parse(argv)
     check_choices(parsed, tuple(search_dirs(argv)))
+    check_smoke(parsed)
     overrides = first_of_each(parsed)
     try:
         with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):

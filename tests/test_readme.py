@@ -1,0 +1,507 @@
+"""README.md's commands run (issue 22, item 3).
+
+Every command README shows (in a ```bash block, on an indented line, or as inline code) is run here,
+shortened where it names a long study or benchmark, or checked against the one-line error README
+prints under it, or excluded with its reason. A README edit that breaks a command fails here, and so
+does a command this file does not know: add it to RUN (with what shortens it) or EXCLUDED (with why).
+
+`python -m experiments.run` and `experiments.query` run in this process through their entry points
+(a Python start and the imports cost more than most shortened runs); benchmarks and commands run from
+another folder (`cd ...`) run as subprocesses. Every run writes under a temporary directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import os
+import re
+import runpy
+import shlex
+import shutil
+import subprocess
+import sys
+import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hydra.core.global_hydra import GlobalHydra
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException
+
+from experiments.overrides import FLAGS_WITH_VALUE
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+SMOKE = ["smoke=on"]  # every +experiment: its quick version (configs/smoke_study/<experiment>_on.yaml)
+
+# README command (as shown, comment dropped, whitespace collapsed) -> what shortens it. Appended to
+# the command; a Hydra key the command already sets is replaced, a benchmark flag given again wins.
+RUN: dict[str, list[str]] = {
+    # One run
+    "python -m experiments.run": [],
+    "python -m experiments.run optimizer=sa seed=3": [],
+    "python -m experiments.run puzzle=pentomino_free budget.evaluations=100000": ["budget.evaluations=2000"],
+    "python -m experiments.run puzzle.width=10 optimizer=two_opt optimizer.strategy=best": [
+        "budget.evaluations=2000"
+    ],
+    "python -m experiments.run puzzle=eternity optimizer=sa budget.seconds=30": ["budget.evaluations=2000"],
+    "python -m experiments.run optimizer=sa --cfg job": [],
+    "python -m experiments.solvers": [],
+    # Experiments: every study at its smoke size
+    "python -m experiments.run +experiment=pentomino_ga_vs_2opt": SMOKE,
+    "python -m experiments.run +experiment=packing_suite": SMOKE,
+    "python -m experiments.run +experiment=colour_sweep": SMOKE,
+    "python -m experiments.run +experiment=calendar date=2026-11-21": SMOKE,
+    "python -m experiments.run +experiment=calendar_all_dates": SMOKE,
+    "python -m experiments.run +experiment=calendar_weekday date=2026-11-21": SMOKE,
+    "python -m experiments.run +experiment=pentomino_rectangles": SMOKE,
+    "python -m experiments.run +experiment=galakub": SMOKE,
+    "python -m experiments.run +experiment=tune_sa_eternity2_like": SMOKE,
+    "python -m experiments.run puzzle=queens task=exact": [],
+    "python -m experiments.run puzzle=packing/free5 optimizer=sa_repack": ["budget.evaluations=2000"],
+    # Sweeps, tuning, held-out check, your own folder, queries over what ran before them
+    "python -m experiments.run -m optimizer=ga,two_opt,sa puzzle.width=6,8 seed='range(10)'": [
+        "puzzle.width=6",
+        "seed=0",
+        "budget.evaluations=500",
+    ],
+    "python -m experiments.run -m optimizer=ga,sa,two_opt seed='range(5)' budget.evaluations=20000": [
+        "seed=0",
+        "budget.evaluations=500",
+    ],
+    "python -m experiments.run -m task=tune puzzle=eternity2_like puzzle.n=6 optimizer=sa_compiled "
+    "budget.evaluations=200000 'task.instances=[1,2]' hydra/sweeper=optuna hydra.sweeper.n_trials=6 "
+    "hydra.sweeper.sampler.seed=0 'optimizer.t_start=tag(log, interval(0.3, 3.0))' "
+    "'optimizer.t_end=tag(log, interval(0.01, 0.3))' 'optimizer.period=tag(log, interval(10000, 1000000))'": [
+        "hydra.sweeper.n_trials=2",
+        "budget.evaluations=20000",
+        "task.instances=[1]",
+    ],
+    "python -m experiments.run -m puzzle=eternity2_like optimizer=sa_compiled,sa_compiled_eternity2_like "
+    "'puzzle.instance_seed=range(100,120)' seed=7 budget.evaluations=2000000 study=tuned_vs_default": [
+        "puzzle.instance_seed=100",
+        "budget.evaluations=20000",
+    ],
+    "python -m experiments.run -m 'hydra.searchpath=[file://conf]' puzzle=hidden_order optimizer=walk,lahc "
+    "'puzzle.instance_seed=1,2' seed='range(5)' budget.evaluations=2000": [
+        "puzzle.instance_seed=1",
+        "seed=0",
+        "budget.evaluations=200",
+    ],
+    'python -m experiments.query "SELECT puzzle, optimizer, count(*) AS runs, min(best) AS best, '
+    "median(best) AS median, arg_min(run_dir, best) AS best_run FROM runs WHERE status = 'ok' GROUP BY ALL "
+    'ORDER BY puzzle, median"': [],
+    'python -m experiments.query "SELECT r.optimizer, r.\\"optimizer.period\\" AS period, count(*) AS runs, '
+    "median(t.best) AS best_by_500k, median(r.best) AS best_at_2M FROM runs r JOIN (SELECT run_dir, "
+    "min(best) AS best FROM traces WHERE evaluations <= 500000 GROUP BY run_dir) t USING (run_dir) WHERE "
+    "r.run_dir LIKE '%tuned_vs_default/%' GROUP BY ALL ORDER BY best_at_2M\"": [],
+    # The puzzles: Eternity II and generated boards
+    "python -m experiments.run puzzle=eternity2_like puzzle.n=8 optimizer=hybrid_vlns budget.seconds=60 "
+    "budget.evaluations=null": ["budget.evaluations=20000"],
+    "python -m experiments.run puzzle=eternity2_like puzzle.n=6 puzzle.m=12 puzzle.frame_colours=3 "
+    "puzzle.inner_colours=6 optimizer=sa_compiled": [],
+    "python -m experiments.run puzzle=eternity2 optimizer=hybrid_vlns budget.seconds=60 budget.evaluations=null": [
+        "budget.evaluations=20000"
+    ],
+    "python -m experiments.run puzzle=eternity2 optimizer=beam": [
+        "optimizer.width=20",
+        "optimizer.max_width=20",
+    ],
+    "python -m experiments.run puzzle=eternity2 optimizer=hybrid_vlns optimizer.chains=2 budget.seconds=600 "
+    "budget.evaluations=null": ["budget.evaluations=20000"],
+    # Extending
+    "python -m experiments.run optimizer=lahc optimizer.history=200": [],
+    "python -m experiments.run puzzle=queens puzzle.n=30 optimizer=lahc": [],
+    # Benchmarks: each one's size flags
+    "python -m benchmarks.bench_pentomino_decoder": ["--genomes", "20", "--passes", "1", "--repeats", "1"],
+    "python -m benchmarks.bench_pentomino_time_to_optimum": [
+        *("--seeds", "1", "--timed-seeds", "1", "--budget", "200", "--repeats", "1"),
+    ],
+    "python -m benchmarks.bench_pentomino_free": [
+        *("--seeds", "1", "--timed-seeds", "1", "--budget", "200", "--jobs", "1", "--repeats", "1"),
+    ],
+    "python -m benchmarks.bench_edge_greedy": [
+        *("--size", "5", "--colours", "4", "--sweep-sizes", "5", "--plain-sample", "2", "--jobs", "1"),
+        *("--repeats", "1"),
+    ],
+    "python -m benchmarks.bench_edge_fitness": ["--genomes", "20", "--passes", "1", "--repeats", "1"],
+    "python -m benchmarks.bench_exact_pentomino": ["--board", "3x20", "--repeats", "1"],
+    "python -m benchmarks.bench_calendar_year": ["--dates", "3", "--cpsat-dates", "1", "--repeats", "1"],
+    "python -m benchmarks.bench_galakub": ["--repeats", "1"],
+    "python -m benchmarks.bench_launchers": ["--seeds", "1", "--evaluations", "100", "--repeats", "1"],
+    "python -m benchmarks.bench_exact_edge": ["--nodes", "10000", "--repeats", "1"],
+    "python -m benchmarks.bench_eternity2 speed": ["--repeats", "1"],
+    "python -m benchmarks.bench_eternity2 official": ["--seconds", "0.5", "--seeds", "1"],
+    "python -m benchmarks.bench_eternity2 generated": [
+        *("--seconds", "0.5", "--seeds", "1", "--optimizers", "sa_compiled"),
+    ],
+    "python -m benchmarks.bench_pentomino_suite": [
+        *("--moves", "1000", "--repeats", "1", "--seeds", "1", "--baseline-seeds", "1"),
+        *("--evaluations", "1000", "--jobs", "1"),
+    ],
+    "python -m benchmarks.bench_pentomino_suite --baseline-seeds 10 --jobs 1": [
+        *("--moves", "1000", "--repeats", "1", "--seeds", "1", "--baseline-seeds", "1"),
+        *("--evaluations", "1000"),
+    ],
+}
+
+# README command -> why it does not run here.
+EXCLUDED: dict[str, str] = {
+    'python -m experiments.query "SQL"': 'a usage line: "SQL" stands for the reader\'s query (two real ones run)',
+}
+
+# Commands excluded by what they are (pattern on the command, reason).
+RULES: list[tuple[str, str]] = [
+    (r"pip install", "installs the project: CI's .ci/run does exactly this (the commands after it run here)"),
+    (r"^python -m pytest\b", "runs the tests: CI runs them (this file among them)"),
+    (r"^(ruff|mypy|pre-commit)\b", "a check CI runs on every change (.ci/run)"),
+    (
+        r"<[^>]+>",
+        "a usage line: <...> stands for the reader's own directory or choice; its module must exist",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command README shows."""
+
+    line: int  # where README shows it first
+    text: str  # as shown, comment dropped, whitespace collapsed: the key of RUN and EXCLUDED
+    argv: tuple[str, ...]
+    cwd: str = ""  # a folder the README's block changed into first (`cd examples/my_lab`)
+    error: str | None = None  # the error line README prints under it (`$ python -m ...`)
+    outputs: tuple[str, ...] = ()  # files README says it writes (a `# -> path` line after it)
+
+    @property
+    def id(self) -> str:
+        return f"L{self.line} {' '.join(self.argv[2:])[:70]}"
+
+
+def shown(source: str) -> str:
+    """A command as README shows it: its trailing comment dropped, whitespace collapsed."""
+    source = re.sub(r"\\\n", " ", source)
+    lines = [re.sub(r"(^|\s)#(\s.*)?$", "", row) for row in source.splitlines()]
+    return " ".join(" ".join(lines).split())
+
+
+def words(text: str) -> tuple[str, ...]:
+    """A command's words as the shell splits them (a usage line's prose, e.g. `<the runs' dirs>`,
+    by spaces)."""
+    try:
+        return tuple(shlex.split(text))
+    except ValueError:
+        return tuple(text.split())
+
+
+def block_commands(rows: list[str], first: int) -> list[Command]:
+    """The commands of a ```bash block: continuation lines and multi-line quotes joined; a `cd`
+    line sets the folder of the commands after it; a `# -> path` line names what the command before
+    it writes."""
+    found: list[Command] = []
+    cwd, buffer, start = "", "", 0
+    for k, row in enumerate(rows):
+        if not buffer:
+            if not row.strip():
+                continue
+            if row.strip().startswith("# ->") and found:
+                path = row.strip().removeprefix("# ->").strip()
+                found[-1] = replace(found[-1], outputs=(*found[-1].outputs, path))
+                continue
+            if row.strip().startswith("#"):
+                continue
+            start = first + k
+        buffer = f"{buffer}\n{row}" if buffer else row
+        if buffer.endswith("\\"):
+            continue
+        try:
+            argv = shlex.split(re.sub(r"\\\n", " ", buffer), comments=True)
+        except ValueError:  # a quote still open: the command goes on
+            continue
+        if argv[:1] == ["cd"]:
+            cwd = argv[1]
+        else:
+            found.append(Command(start, shown(buffer), tuple(argv), cwd))
+        buffer = ""
+    assert not buffer, f"README.md:{start}: a command that never ends: {buffer!r}"
+    return found
+
+
+def readme_commands(text: str) -> list[Command]:
+    """Every command README shows, in order, each once (at its first line)."""
+    lines = text.splitlines()
+    found: list[Command] = []
+    fence: tuple[str, int, int, list[str]] | None = None  # language, first line, indent, rows
+    prose = []
+    for k, row in enumerate(lines, 1):
+        opening = re.match(r"^(\s*)```(\w*)\s*$", row)
+        if opening and fence is None:
+            fence = (opening.group(2), k + 1, len(opening.group(1)), [])
+        elif opening and fence is not None:
+            if fence[0] in ("bash", "sh", "shell", "console"):
+                found += block_commands(fence[3], fence[1])
+            fence = None
+        elif fence is not None:
+            fence[3].append(row[fence[2] :] if row[: fence[2]].isspace() else row)
+        else:
+            prose.append((k, row))
+            command = re.match(r"^ {4,}(\$ )?(python3? -m .*)$", row)
+            if command:
+                error = lines[k].strip() if command.group(1) else None
+                found.append(Command(k, shown(command.group(2)), words(command.group(2)), "", error))
+    joined = "\n".join(row for _, row in prose)
+    numbers = [k for k, _ in prose]
+    for span in re.finditer(r"`(python3? -m [^`]+)`", joined):
+        line = numbers[joined.count("\n", 0, span.start())]
+        found.append(Command(line, shown(span.group(1)), words(span.group(1))))
+    unique: dict[str, Command] = {}
+    for command in sorted(found, key=lambda c: c.line):
+        unique.setdefault(command.text, command)
+    return list(unique.values())
+
+
+def rule_for(command: Command) -> str | None:
+    """Why a command is excluded by what it is, if it is."""
+    return next((why for pattern, why in RULES if re.search(pattern, command.text)), None)
+
+
+COMMANDS = readme_commands(README.read_text())
+TO_RUN = [c for c in COMMANDS if c.error is None and rule_for(c) is None and c.text in RUN]
+ERRORS = [c for c in COMMANDS if c.error is not None]
+
+
+def key(token: str) -> str | None:
+    """The Hydra key (or group) an override sets; None for a flag or a positional argument."""
+    if token.startswith("-") or "=" not in token:
+        return None
+    try:
+        found: str = OverridesParser.create().parse_override(token).key_or_group
+    except HydraException:  # not an override (a query's SQL)
+        return None
+    return found
+
+
+def shortened(argv: tuple[str, ...], extra: list[str]) -> list[str]:
+    """The command with its shortening: a key given again replaces the command's own."""
+    replaced = {key(t) for t in extra} - {None}
+    return [t for t in argv if key(t) not in replaced] + extra
+
+
+def flags_first(args: list[str]) -> list[str]:
+    """Hydra's flags (-m, --cfg job) before the overrides: its argparse reads the overrides as one list."""
+    flags = {i for i, a in enumerate(args) if a.startswith("-")}
+    flags |= {i + 1 for i in flags if args[i] in FLAGS_WITH_VALUE}
+    return [a for i, a in enumerate(args) if i in flags] + [a for i, a in enumerate(args) if i not in flags]
+
+
+def matches(expected: str, actual: str) -> bool:
+    """README's error line against the program's: equal, or where README ends a list with ", ...",
+    the items it shows appear in the program's list in the same order."""
+    if not expected.endswith(", ..."):
+        return expected == actual
+    wanted, given = expected.removesuffix(", ...").split(", "), iter(actual.split(", "))
+    return all(item in given for item in wanted)
+
+
+@dataclass
+class Outcome:
+    """What one command did."""
+
+    code: int | str | None
+    out: str
+    err: str
+    dirs: list[Path] = field(default_factory=list)  # where it wrote
+    warned: list[str] = field(default_factory=list)  # warnings (a failed Hydra callback is one)
+
+    @property
+    def last_line(self) -> str:
+        lines = [row for row in (self.err or self.out).strip().splitlines() if row.strip()]
+        return lines[-1].strip() if lines else ""
+
+
+def as_main(module: str):
+    """The module run as `python -m` runs it (as __main__, so Hydra finds its configs beside it)."""
+    return lambda: runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+def run_in_process(entry, argv: list[str]) -> Outcome:
+    """An entry point called here with `argv` (sys.argv[1:]): its exit, output and warnings."""
+    out, err = io.StringIO(), io.StringIO()
+    code: int | str | None = 0
+    saved = sys.argv
+    GlobalHydra.instance().clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            sys.argv = ["python", *argv]
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                entry()
+        except SystemExit as exit_:
+            code = exit_.code
+            if isinstance(code, str):
+                err.write(code + "\n")
+        finally:
+            sys.argv = saved
+            GlobalHydra.instance().clear()
+    return Outcome(code, out.getvalue(), err.getvalue(), warned=[str(w.message) for w in caught])
+
+
+def run_subprocess(argv: list[str], cwd: Path) -> Outcome:
+    """A command in a fresh Python, this checkout's code; benchmarks write no run log."""
+    env = {**os.environ, "PYTHONPATH": f"{cwd}{os.pathsep}{ROOT}", "BENCH_LOG_DIR": "off"}
+    python = [sys.executable, *argv[1:]] if argv[0] in ("python", "python3") else argv
+    done = subprocess.run(python, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+def in_subprocess(command: Command) -> bool:
+    """Does the command run in a fresh Python (a benchmark, a command from another folder)?"""
+    return bool(command.cwd) or not command.argv[2].startswith("experiments.")
+
+
+class Lab:
+    """Runs README's commands into one temporary directory, each once, in README's order where one
+    reads what others wrote (the queries read the runs above them). The `background` commands (fresh
+    Pythons) start at once, one at a time, beside those run in this process: both cores busy."""
+
+    def __init__(self, root: Path, background: list[Command] = ()):
+        self.root = root
+        self.outcomes: dict[str, Outcome] = {}
+        self.pool = ThreadPoolExecutor(max_workers=1)
+        self.started: dict[str, Future[Outcome]] = {
+            c.text: self.pool.submit(self._run, c) for c in background
+        }
+
+    def run(self, command: Command) -> Outcome:
+        if command.text in self.started:
+            return self.started[command.text].result()
+        if command.text not in self.outcomes:
+            self.outcomes[command.text] = self._run(command)
+        return self.outcomes[command.text]
+
+    def _run(self, command: Command) -> Outcome:
+        argv = shortened(command.argv, RUN.get(command.text, []))
+        module = argv[2] if argv[1:2] == ["-m"] else ""
+        slug = f"L{command.line}"
+        if module == "experiments.run":
+            runs, sweeps = self.root / "runs" / slug, self.root / "sweeps" / "${study}" / slug
+            argv += [f"hydra.run.dir={runs}", f"hydra.sweep.dir={sweeps}", "hydra/launcher=basic"]
+            argv = argv[:3] + flags_first(argv[3:])
+        if command.cwd:
+            folder = self.root / "folders" / slug
+            shutil.copytree(ROOT / command.cwd, folder, ignore=shutil.ignore_patterns("__pycache__"))
+            outcome = run_subprocess(argv, folder)
+        elif module == "experiments.run":
+            outcome = run_in_process(as_main("experiments.run"), argv[3:])
+        elif module == "experiments.query":
+            for before in TO_RUN:  # what the query reads: every run README shows above it
+                if before.line < command.line and before.argv[2:3] == ("experiments.run",) and not before.cwd:
+                    self.run(before)
+            outcome = run_in_process(as_main(module), [*argv[3:], "--root", str(self.root)])
+        elif module.startswith("experiments."):
+            outcome = run_in_process(as_main(module), argv[3:])
+        else:
+            outcome = run_subprocess(argv, ROOT)
+        if module == "experiments.run":
+            outcome.dirs = [self.root / "runs" / slug, *(self.root / "sweeps").glob(f"*/{slug}")]
+        return outcome
+
+
+@pytest.fixture(scope="module")
+def lab(request, tmp_path_factory):
+    """The commands' lab; the selected tests' subprocess commands start in the background at once
+    (not under pytest-xdist, whose workers each run a share of the tests)."""
+    chosen = {
+        item.callspec.params["command"].text
+        for item in request.session.items
+        if "command" in getattr(getattr(item, "callspec", None), "params", {})
+    }
+    xdist = "PYTEST_XDIST_WORKER" in os.environ
+    background = [c for c in TO_RUN if c.text in chosen and in_subprocess(c) and not xdist]
+    lab = Lab(tmp_path_factory.mktemp("readme"), background)
+    yield lab
+    lab.pool.shutdown(cancel_futures=True)
+
+
+def test_every_readme_command_is_known():
+    """Each command README shows runs here (RUN), is excluded with a reason (EXCLUDED or a rule), or
+    is an error example with its line; and every entry of RUN and EXCLUDED is still in README."""
+    assert len(COMMANDS) >= 50, f"found only {len(COMMANDS)} commands: is README's layout parsed?"
+    unknown = [
+        f"README.md:{c.line}: {c.text}"
+        for c in COMMANDS
+        if c.error is None and rule_for(c) is None and c.text not in RUN and c.text not in EXCLUDED
+    ]
+    assert not unknown, "README commands this test does not know (add to RUN or EXCLUDED):\n" + "\n".join(
+        unknown
+    )
+    texts = {c.text for c in COMMANDS}
+    stale = [text for text in (*RUN, *EXCLUDED) if text not in texts]
+    assert not stale, "entries for commands README no longer shows:\n" + "\n".join(stale)
+
+
+def test_usage_lines_name_modules_that_exist():
+    """A usage line (`python -m experiments.report <sweep dir>`) cannot run as shown, but its module
+    must exist, and a benchmark's subcommand placeholder must name a benchmark."""
+    usage = [c for c in COMMANDS if rule_for(c) == RULES[-1][1] or c.text in EXCLUDED]
+    assert usage
+    for command in usage:
+        module = command.argv[2]
+        assert importlib.util.find_spec(module) is not None, f"README.md:{command.line}: no module {module}"
+
+
+@pytest.mark.parametrize("command", ERRORS, ids=[c.id for c in ERRORS])
+def test_error_example_ends_with_the_line_readme_shows(lab, command):
+    outcome = lab.run(command)
+    assert outcome.code not in (0, None), f"README.md:{command.line}: {command.text} did not fail"
+    assert command.error is not None
+    assert matches(command.error, outcome.last_line), (
+        f"README.md:{command.line}: README shows\n  {command.error}\nthe program says\n  {outcome.last_line}"
+    )
+
+
+@pytest.mark.parametrize("command", TO_RUN, ids=[c.id for c in TO_RUN])
+def test_readme_command_runs(lab, command):
+    outcome = lab.run(command)
+    where = f"README.md:{command.line}: {command.text}"
+    assert outcome.code in (0, None), f"{where}\nexit {outcome.code}:\n{outcome.err[-3000:]}"
+    failed_callbacks = [w for w in outcome.warned if "Callback" in w and "raised" in w]
+    assert not failed_callbacks, f"{where}\n" + "\n".join(failed_callbacks)
+    if command.argv[2:3] == ("experiments.run",) and "--cfg" not in command.argv:
+        records = [p for d in outcome.dirs for p in d.rglob("run.parquet")]
+        assert records, f"{where}\nwrote no run record in {outcome.dirs}"
+        runs = pd.concat([pd.read_parquet(p, columns=["status"]) for p in records])
+        assert (runs["status"] == "ok").all(), f"{where}\n{len(runs)} runs: {runs['status'].value_counts()}"
+        for output in command.outputs:
+            name = Path(output).name
+            assert any(next(d.rglob(name), None) for d in outcome.dirs), f"{where}\nwrote no {name}"
+    if "--cfg" in command.argv:
+        assert "optimizer:" in outcome.out and "_target_:" in outcome.out, outcome.out[-2000:]
+
+
+@pytest.mark.parametrize("study", sorted(p.stem for p in (ROOT / "configs" / "experiment").glob("*.yaml")))
+def test_every_study_has_a_smoke_version(compose_config, study):
+    """smoke=on composes for every study, names it <study>_smoke (so its results are never taken for
+    the study's) and comes from its own file (a study without one would run at full size)."""
+    full, smoke = compose_config(f"+experiment={study}"), compose_config(f"+experiment={study}", "smoke=on")
+    assert full.smoke is False and smoke.smoke is True
+    assert smoke.study == f"{full.study}_smoke"
+    assert (ROOT / "configs" / "smoke_study" / f"{study}_on.yaml").is_file()
+
+
+def test_shortening_replaces_a_key_and_keeps_the_rest():
+    assert shortened(("python", "-m", "experiments.run", "seed='x'", "budget.seconds=1"), ["seed=0"]) == [
+        "python",
+        "-m",
+        "experiments.run",
+        "budget.seconds=1",
+        "seed=0",
+    ]
+    assert key("+experiment=galakub") == "experiment" and key("hydra/launcher=basic") == "hydra/launcher"
+    assert key("--repeats") is None
