@@ -216,6 +216,7 @@ class ConstructivePuzzle(Protocol):
     rotations: bool
     table: np.ndarray
     preplaced: np.ndarray
+    rules: Any  # Eternity II's board rules (grey sides exactly on the rim) where they apply, else None
 
     def layout(self, piece: np.ndarray, rotation: np.ndarray, allow_duplicates: bool = False) -> Any: ...
 

@@ -125,11 +125,16 @@ def _search(
     b0,
     starts,
     entries,
+    want,
+    pattern,
     max_nodes,
     stop,
 ):
     """Depth-first search for a board with <= k unmatched edges: (1 found, 0 none, -1 out of nodes, -2
-    stopped by `stop[0]` (a time limit; read every STOP_EVERY nodes); nodes; candidates priced)."""
+    stopped by `stop[0]` (a time limit; read every STOP_EVERY nodes); nodes; candidates priced).
+
+    Under Eternity II's rules `want[cell]` is the cell's off-board sides (bits) and only orients whose
+    grey sides (`pattern`) are exactly those are tried; -1: any orient."""
     f, turns = cells.shape[0], table.shape[1]
     nxt = np.zeros(f + 1, dtype=np.int64)
     end = np.zeros(f + 1, dtype=np.int64)
@@ -147,6 +152,8 @@ def _search(
             p, r = entries[nxt[d]] // turns, entries[nxt[d]] % turns
             nxt[d] += 1
             if used[p] or (twin[p] >= 0 and not used[twin[p]]) or skip_turn[p, r]:
+                continue
+            if want[cell] >= 0 and pattern[p * turns + r] != want[cell]:
                 continue
             priced += 1
             z, b = zl[d] - zeros[p], bl[d] - border[cell]
@@ -301,10 +308,13 @@ class Setup:
     b0: int
     twin: np.ndarray
     skip: np.ndarray
+    want: np.ndarray
+    pattern: np.ndarray
 
 
-def setup(table, n: int, preplaced=None) -> Setup:
-    """A fresh start for `_perfect` or `_search` (each fills the board it is given)."""
+def setup(table, n: int, preplaced=None, grey_rule: bool = False) -> Setup:
+    """A fresh start for `_perfect` or `_search` (each fills the board it is given); `grey_rule`: only
+    legal boards under Eternity II's rules (grey sides exactly on the rim), `want` and `pattern`."""
     table = np.ascontiguousarray(table, dtype=np.int64)
     if table.ndim != 3 or table.shape[0] != n * n or table.shape[2] != 4:
         raise ValueError(f"need an ({n * n}, turns, 4) turn table for n={n}, got shape {table.shape}")
@@ -316,7 +326,9 @@ def setup(table, n: int, preplaced=None) -> Setup:
     rows, cols = np.divmod(np.arange(n * n), n)
     border = (cols == 0).astype(np.int64) + (rows == 0) + (cols == n - 1) + (rows == n - 1)
     z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
-    return Setup(table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip)
+    pattern, cell_pattern = grey_patterns(table, n)
+    want = cell_pattern if grey_rule else np.full(n * n, -1, dtype=np.int64)
+    return Setup(table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip, want, pattern)
 
 
 def perfect(s: Setup, n: int, max_nodes: int, stop: np.ndarray) -> tuple[int, int, int]:
@@ -330,7 +342,7 @@ def deepening(s: Setup, n: int, k: int, index, max_nodes: int, stop: np.ndarray)
     """`_search` from `s` for a board with at most k unmatched edges: (status, nodes, candidates priced)."""
     starts, entries = index
     args = (k, s.todo, s.piece, s.rot, s.used, s.twin, s.skip, s.zeros, s.border, s.table, n, s.base)
-    return _search(*args, s.z0, s.b0, starts, entries, max_nodes, stop)
+    return _search(*args, s.z0, s.b0, starts, entries, s.want, s.pattern, max_nodes, stop)
 
 
 def solve_exact(
@@ -340,6 +352,7 @@ def solve_exact(
     max_nodes: int = 50_000_000,
     perfect_search: bool = True,
     seconds: float | None = None,
+    grey_rule: bool = False,
 ) -> ExactResult:
     """The fewest unmatched inner edges, proved by iterative deepening (see the module docstring).
 
@@ -351,8 +364,10 @@ def solve_exact(
         perfect_search: look for a perfect board with `_perfect` (the same tree as the deepening
             search's first step, walked 3-5x faster) where one may exist; False: the baseline.
         seconds: give up, as at max_nodes, once this time has passed (stop_reason "seconds").
+        grey_rule: search legal boards only, under Eternity II's rules (grey sides exactly on the rim;
+            the perfect search's boards always are).
     """
-    s = setup(table, n, preplaced)
+    s = setup(table, n, preplaced, grey_rule)
     spent = priced = 0
     k = s.base + (max(s.z0 - s.b0, 0) + 1) // 2
     with alarm(seconds) as stop:
@@ -424,7 +439,14 @@ class Backtrack(BoardBuilder):
         if seconds is not None:
             warm_up()  # a process's first search loads the kernels: on the clock, but not the search's
         left = _left(seconds, started)
-        result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes, seconds=left)
+        result = solve_exact(
+            puzzle.table,
+            puzzle.n,
+            puzzle.preplaced,
+            self.max_nodes,
+            seconds=left,
+            grey_rule=puzzle.rules is not None,
+        )
         if result.piece is None or result.rotation is None:
             spent = (
                 f"after {result.nodes:,} nodes (the optimum is at least {result.lower_bound} unmatched edges)"
@@ -490,7 +512,14 @@ class ExactFirst(BoardBuilder):
         if seconds is not None:
             warm_up()
         share = _left(None if seconds is None else EXACT_SHARE * seconds, started)
-        result = solve_exact(puzzle.table, puzzle.n, puzzle.preplaced, self.max_nodes, seconds=share)
+        result = solve_exact(
+            puzzle.table,
+            puzzle.n,
+            puzzle.preplaced,
+            self.max_nodes,
+            seconds=share,
+            grey_rule=puzzle.rules is not None,
+        )
         if result.piece is not None and result.rotation is not None:
             return Construction(puzzle.layout(result.piece, result.rotation), work=result.priced)
         beam = self.fallback.construct(puzzle, _left(seconds, started))

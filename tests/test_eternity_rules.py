@@ -319,3 +319,17 @@ def test_every_optimiser_leaves_a_board_that_obeys_the_rules(
         pieces, hints = puzzle.sides.tolist(), []
     assert rule_breaks(pieces, puzzle.n, puzzle.m, board, hints) == []
     assert row["best"] == unmatched_joins(pieces, puzzle.n, puzzle.m, board)
+
+
+@pytest.mark.parametrize("seed, hint", [(1, (0, 2, 10, 3)), (5, (1, 1, 7, 2))])
+def test_the_backtrackers_optimum_obeys_the_rules_when_a_join_must_fail(seed, hint):
+    """A legal hint that fits none of the planted neighbours forces unmatched joins (k >= 1, where the
+    deepening search runs): the optimum is searched over legal boards, and the referee agrees."""
+    from heuristics.backtrack import Backtrack
+
+    puzzle = Eternity2Like(4, instance_seed=seed, hints=(list(hint),))
+    assert puzzle.rules is not None
+    board = cells(Backtrack().construct(puzzle).layout)
+    pieces = [list(map(int, p)) for p in puzzle.sides]
+    assert rule_breaks(pieces, 4, 4, board, [hint]) == []
+    assert unmatched_joins(pieces, 4, 4, board) == 2  # the optimum the search proves, re-counted by the referee
