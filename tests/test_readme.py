@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import logging
 import os
 import re
 import runpy
@@ -23,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import warnings
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -331,10 +333,11 @@ def as_main(module: str):
 
 
 def run_in_process(entry, argv: list[str]) -> Outcome:
-    """An entry point called here with `argv` (sys.argv[1:]): its exit, output and warnings."""
+    """An entry point called here with `argv` (sys.argv[1:]): its exit, output and warnings. The
+    logging Hydra sets up for a job is undone after it, for the tests that run next."""
     out, err = io.StringIO(), io.StringIO()
     code: int | str | None = 0
-    saved = sys.argv
+    saved, handlers, level = sys.argv, logging.root.handlers[:], logging.root.level
     GlobalHydra.instance().clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -348,6 +351,7 @@ def run_in_process(entry, argv: list[str]) -> Outcome:
                 err.write(code + "\n")
         finally:
             sys.argv = saved
+            logging.root.handlers[:], logging.root.level = handlers, level
             GlobalHydra.instance().clear()
     return Outcome(code, out.getvalue(), err.getvalue(), warned=[str(w.message) for w in caught])
 
@@ -370,7 +374,7 @@ class Lab:
     reads what others wrote (the queries read the runs above them). The `background` commands (fresh
     Pythons) start at once, one at a time, beside those run in this process: both cores busy."""
 
-    def __init__(self, root: Path, background: list[Command] = ()):
+    def __init__(self, root: Path, background: Sequence[Command] = ()):
         self.root = root
         self.outcomes: dict[str, Outcome] = {}
         self.pool = ThreadPoolExecutor(max_workers=1)
@@ -463,6 +467,16 @@ def test_error_example_ends_with_the_line_readme_shows(lab, command):
     assert command.error is not None
     assert matches(command.error, outcome.last_line), (
         f"README.md:{command.line}: README shows\n  {command.error}\nthe program says\n  {outcome.last_line}"
+    )
+    assert len(outcome.err.strip().splitlines()) == 1, f"more than the one line:\n{outcome.err}"
+
+
+def test_smoke_without_a_study_is_one_line():
+    outcome = run_in_process(as_main("experiments.run"), ["smoke=on"])
+    assert outcome.code not in (0, None)
+    assert (
+        outcome.err.strip()
+        == "error: smoke=on shrinks a study: add one, e.g. +experiment=colour_sweep smoke=on"
     )
 
 
