@@ -138,6 +138,7 @@ class Built:
             )
         self.solver, self.puzzle, self.name = solver, puzzle, solver.name
         self.last: Construction | None = None
+        solver.warm_up(puzzle)  # load the kernels before the budget's clock starts
 
     def run(self, objective: Objective, rng) -> None:
         """Build the board within the time budget (the solver's own settings fix it; the run's seed is

@@ -94,14 +94,6 @@ def solver_kind(optimizer) -> str:
     ]
 
 
-def warm_up(solver, puzzle: EdgeMatching) -> None:
-    """Compile (or load numba's cache) before any clock starts, so the first colour count pays no extra."""
-    if isinstance(solver, UnderBudget):
-        solver.warm_up(puzzle)
-    else:
-        solver.solve(puzzle)
-
-
 class ColourSweep:
     """Solve every colour count, then write the table, the pictures and the run record.
 
@@ -170,7 +162,7 @@ class ColourSweep:
             component_name(cfg, "optimizer", optimizer),
             component_name(cfg, "puzzle", first),
         )
-        warm_up(solver, first)
+        solver.warm_up(first)  # compile (or load numba's cache) before any clock starts
         rows, start, name = [], time.perf_counter(), component_name(cfg, "optimizer", solver)
         for colours in tqdm(counts, disable=not cfg.progress, desc=f"{name} n={base['n']}", leave=False):
             puzzle = build(OmegaConf.create({**base, "colours": colours}), "puzzle")
