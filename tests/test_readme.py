@@ -5,9 +5,10 @@ shortened where it names a long study or benchmark, or checked against the one-l
 prints under it, or excluded with its reason. A README edit that breaks a command fails here, and so
 does a command this file does not know: add it to RUN (with what shortens it) or EXCLUDED (with why).
 
-`python -m experiments.run` and `experiments.query` run in this process through their entry points
-(a Python start and the imports cost more than most shortened runs); benchmarks and commands run from
-another folder (`cd ...`) run as subprocesses. Every run writes under a temporary directory.
+`python -m experiments.*` commands run in this process, as `python -m` runs them (a Python start
+and the imports cost more than most shortened runs); benchmarks and commands run from another folder
+(`cd ...`) run as subprocesses, in the background while the others run (both cores busy; under
+pytest-xdist the workers share the tests instead). Every run writes under a temporary directory.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ from experiments.overrides import FLAGS_WITH_VALUE
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 
+HELD_OUT = (  # the tuned SA's check on held-out boards, which the queries below read
+    "python -m experiments.run -m puzzle=eternity2_like optimizer=sa_compiled,sa_compiled_eternity2_like "
+    "'puzzle.instance_seed=range(100,120)' seed=7 budget.evaluations=2000000 study=tuned_vs_default"
+)
 SMOKE = ["smoke=on"]  # every +experiment: its quick version (configs/smoke_study/<experiment>_on.yaml)
 
 # README command (as shown, comment dropped, whitespace collapsed) -> what shortens it. Appended to
@@ -67,7 +72,8 @@ RUN: dict[str, list[str]] = {
     "python -m experiments.run +experiment=tune_sa_eternity2_like": SMOKE,
     "python -m experiments.run puzzle=queens task=exact": [],
     "python -m experiments.run puzzle=packing/free5 optimizer=sa_repack": ["budget.evaluations=2000"],
-    # Sweeps, tuning, held-out check, your own folder, queries over what ran before them
+    # Sweeps, tuning, held-out check, your own folder, queries (over the runs here: the held-out check's
+    # at least, run first on a pytest-xdist worker that has not run it)
     "python -m experiments.run -m optimizer=ga,two_opt,sa puzzle.width=6,8 seed='range(10)'": [
         "puzzle.width=6",
         "seed=0",
@@ -85,11 +91,7 @@ RUN: dict[str, list[str]] = {
         "budget.evaluations=20000",
         "task.instances=[1]",
     ],
-    "python -m experiments.run -m puzzle=eternity2_like optimizer=sa_compiled,sa_compiled_eternity2_like "
-    "'puzzle.instance_seed=range(100,120)' seed=7 budget.evaluations=2000000 study=tuned_vs_default": [
-        "puzzle.instance_seed=100",
-        "budget.evaluations=20000",
-    ],
+    HELD_OUT: ["puzzle.instance_seed=100", "budget.evaluations=20000"],
     "python -m experiments.run -m 'hydra.searchpath=[file://conf]' puzzle=hidden_order optimizer=walk,lahc "
     "'puzzle.instance_seed=1,2' seed='range(5)' budget.evaluations=2000": [
         "puzzle.instance_seed=1",
@@ -404,9 +406,7 @@ class Lab:
         elif module == "experiments.run":
             outcome = run_in_process(as_main("experiments.run"), argv[3:])
         elif module == "experiments.query":
-            for before in TO_RUN:  # what the query reads: every run README shows above it
-                if before.line < command.line and before.argv[2:3] == ("experiments.run",) and not before.cwd:
-                    self.run(before)
+            self.run(next(c for c in COMMANDS if c.text == HELD_OUT))  # what README's queries read
             outcome = run_in_process(as_main(module), [*argv[3:], "--root", str(self.root)])
         elif module.startswith("experiments."):
             outcome = run_in_process(as_main(module), argv[3:])
@@ -452,7 +452,7 @@ def test_every_readme_command_is_known():
 
 def test_usage_lines_name_modules_that_exist():
     """A usage line (`python -m experiments.report <sweep dir>`) cannot run as shown, but its module
-    must exist, and a benchmark's subcommand placeholder must name a benchmark."""
+    must exist (the tests of report, reproduce and the export run them on real sweeps)."""
     usage = [c for c in COMMANDS if rule_for(c) == RULES[-1][1] or c.text in EXCLUDED]
     assert usage
     for command in usage:
@@ -482,6 +482,8 @@ def test_smoke_without_a_study_is_one_line():
 
 @pytest.mark.parametrize("command", TO_RUN, ids=[c.id for c in TO_RUN])
 def test_readme_command_runs(lab, command):
+    """It exits 0; Hydra's end-of-sweep callbacks (the report) did not fail, which Hydra only warns
+    about; every run it recorded is ok; and it writes what README says it writes."""
     outcome = lab.run(command)
     where = f"README.md:{command.line}: {command.text}"
     assert outcome.code in (0, None), f"{where}\nexit {outcome.code}:\n{outcome.err[-3000:]}"
@@ -497,6 +499,10 @@ def test_readme_command_runs(lab, command):
             assert any(next(d.rglob(name), None) for d in outcome.dirs), f"{where}\nwrote no {name}"
     if "--cfg" in command.argv:
         assert "optimizer:" in outcome.out and "_target_:" in outcome.out, outcome.out[-2000:]
+    if command.argv[2:3] == ("experiments.query",):
+        assert outcome.out.strip() and "Empty DataFrame" not in outcome.out, (
+            f"{where}\nno rows:\n{outcome.out}"
+        )
 
 
 @pytest.mark.parametrize("study", sorted(p.stem for p in (ROOT / "configs" / "experiment").glob("*.yaml")))
