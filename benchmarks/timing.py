@@ -23,6 +23,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import io
+import multiprocessing
 import os
 import platform
 import shlex
@@ -354,6 +355,8 @@ def _is_benchmark_main() -> bool:
 def _log_this_run() -> RunLog | None:
     directory = log_dir()
     if directory is None or not _is_benchmark_main() or {"-h", "--help"} & set(sys.argv[1:]):
+        return None
+    if multiprocessing.parent_process() is not None:  # a worker: spawn copies the parent's argv
         return None
     run = RunLog(Path(sys.argv[0]).stem, directory).start()
     hook = sys.excepthook
