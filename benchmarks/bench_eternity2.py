@@ -59,9 +59,9 @@ def official_sides() -> np.ndarray:
 def checked_unmatched(sides: np.ndarray, layout: Layout, fixed=(), rim: bool = True) -> int:
     """Unmatched joins of a board under Eternity II's rules, counted from the pieces alone, after
     checking the rules: every piece exactly once, each fixed (row, col, piece, turns) piece (1-based,
-    as STARTER) in place, grey (0) sides exactly on the rim (with `rim`; the plain fitness's boards, as
-    the Python SA's, put any piece anywhere and count a grey side inside as unmatched). Raises
-    AssertionError naming what breaks.
+    as STARTER) in place, grey (0) sides exactly on the rim (with `rim`: off for a board of a fitness that
+    puts any piece anywhere, where a grey side inside counts as unmatched). Raises AssertionError naming
+    what breaks.
 
     Independent of the puzzle's tables and scorer: its own turning (a clockwise quarter turn brings the
     left side to the top) and its own loops over the joins."""
