@@ -207,9 +207,11 @@ def _git(*args: str) -> str:
 
 
 def _code() -> str:
-    """The commit, and whether the tree differs from it (and where, the first few paths)."""
+    """The commit, and whether the tree's code differs from it (and where, the first few paths; the run
+    log itself left out)."""
     commit = _git("rev-parse", "HEAD").strip() or "unknown (no git)"
-    changed = [row[3:] for row in _git("status", "--porcelain", "--untracked-files=no").splitlines()]
+    rows = _git("status", "--porcelain", "--untracked-files=no").splitlines()
+    changed = [row[3:] for row in rows if not row[3:].startswith("benchmarks/log/")]  # the log is no code
     if not changed:
         return f"commit {commit}, tree clean"
     shown = ", ".join(changed[:8]) + (f" and {len(changed) - 8} more" if len(changed) > 8 else "")
