@@ -332,4 +332,5 @@ def test_the_backtrackers_optimum_obeys_the_rules_when_a_join_must_fail(seed, hi
     board = cells(Backtrack().construct(puzzle).layout)
     pieces = [list(map(int, p)) for p in puzzle.sides]
     assert rule_breaks(pieces, 4, 4, board, [hint]) == []
-    assert unmatched_joins(pieces, 4, 4, board) == 2  # the optimum the search proves, re-counted by the referee
+    # the optimum the search proves, re-counted by the referee
+    assert unmatched_joins(pieces, 4, 4, board) == 2
