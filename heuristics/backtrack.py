@@ -405,6 +405,18 @@ def warm_up() -> None:
         solve_exact(table, 2)
 
 
+def solve_puzzle(puzzle: ConstructivePuzzle, max_nodes: int, seconds: float | None) -> ExactResult:
+    """`solve_exact` on a puzzle's board, under its rules where they apply."""
+    return solve_exact(
+        puzzle.table,
+        puzzle.n,
+        puzzle.preplaced,
+        max_nodes,
+        seconds=seconds,
+        grey_rule=puzzle.rules is not None,
+    )
+
+
 def _left(seconds: float | None, started: float) -> float | None:
     """What is left of `seconds` since `started` (perf_counter), never below 0; None: no limit."""
     return None if seconds is None else max(seconds - (time.perf_counter() - started), 0.0)
@@ -439,14 +451,7 @@ class Backtrack(BoardBuilder):
         if seconds is not None:
             warm_up()  # a process's first search loads the kernels: on the clock, but not the search's
         left = _left(seconds, started)
-        result = solve_exact(
-            puzzle.table,
-            puzzle.n,
-            puzzle.preplaced,
-            self.max_nodes,
-            seconds=left,
-            grey_rule=puzzle.rules is not None,
-        )
+        result = solve_puzzle(puzzle, self.max_nodes, left)
         if result.piece is None or result.rotation is None:
             spent = (
                 f"after {result.nodes:,} nodes (the optimum is at least {result.lower_bound} unmatched edges)"
@@ -512,14 +517,7 @@ class ExactFirst(BoardBuilder):
         if seconds is not None:
             warm_up()
         share = _left(None if seconds is None else EXACT_SHARE * seconds, started)
-        result = solve_exact(
-            puzzle.table,
-            puzzle.n,
-            puzzle.preplaced,
-            self.max_nodes,
-            seconds=share,
-            grey_rule=puzzle.rules is not None,
-        )
+        result = solve_puzzle(puzzle, self.max_nodes, share)
         if result.piece is not None and result.rotation is not None:
             return Construction(puzzle.layout(result.piece, result.rotation), work=result.priced)
         beam = self.fallback.construct(puzzle, _left(seconds, started))
