@@ -10,7 +10,7 @@ import pandas as pd
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from core import Puzzle, Result
+from core import Construction, Puzzle, Result
 from experiments.build import build, component_name, config_columns, make_budget
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
 from experiments.solvers import Built, as_optimizer, check_pair, evaluation_kind, local_search_face
@@ -42,11 +42,14 @@ def rescored(puzzle: Puzzle, solver: Any, result: Result) -> float:
     return score
 
 
-def run_record(cfg: DictConfig, puzzle: Puzzle, solver, result: Result, trace: pd.DataFrame) -> RunRecord:
-    """The run's one row: what was run (every config parameter a column) and what it found."""
+def run_record(
+    cfg: DictConfig, puzzle: Puzzle, solver, built: Construction | None, result: Result, trace: pd.DataFrame
+) -> RunRecord:
+    """The run's one row: what was run (every config parameter a column) and what it found.
+
+    `solver` is the configured optimiser, `built` its board when it is a constructive solver."""
     optimum = puzzle.known_optimum
     evals_to, secs_to = first_reach(trace, optimum)
-    built = solver.last if isinstance(solver, Built) else None
     best = rescored(puzzle, solver, result)
     return RunRecord(
         task="optimise",
@@ -58,9 +61,9 @@ def run_record(cfg: DictConfig, puzzle: Puzzle, solver, result: Result, trace: p
         known_optimum=optimum,
         success=None if optimum is None else bool(best <= optimum),
         evaluations=result.evaluations,
-        evaluation_kind=evaluation_kind(solver.solver if isinstance(solver, Built) else solver),
+        evaluation_kind=evaluation_kind(solver),
         work=None if built is None else built.work,
-        work_unit=None if built is None else solver.solver.work_unit,
+        work_unit=None if built is None else solver.work_unit,
         seconds=result.seconds,
         evals_to_optimum=evals_to,
         seconds_to_optimum=secs_to,
@@ -104,7 +107,8 @@ class Optimise:
                 face=local_search_face(puzzle, chosen),
             )
         trace = pd.DataFrame(result.trace, columns=list(TRACE_COLUMNS))
-        record = run_record(cfg, puzzle, optimizer, result, trace)
+        built = optimizer.last if isinstance(optimizer, Built) else None
+        record = run_record(cfg, puzzle, chosen, built, result, trace)
         layout = puzzle.decode(result.best_genome)
         write_picture(puzzle.draw(layout), run_dir / "best.png")
         row = write_record(run_dir, record, trace)
