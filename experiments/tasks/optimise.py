@@ -10,11 +10,12 @@ import pandas as pd
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from core import Construction, Puzzle, Result
+from core import Construction, Face, Puzzle, Result
 from experiments.build import build, component_name, config_columns, make_budget
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
-from experiments.solvers import Built, as_optimizer, check_pair, evaluation_kind, local_search_face
+from experiments.solvers import Built, as_optimizer, check_pair, evaluation_kind, local_search_face, offers
 from heuristics.minimize import minimize
+from puzzles.edge_matching.board_files import write_board_files
 
 
 def first_reach(trace: pd.DataFrame, target: float | None) -> tuple[float | None, float | None]:
@@ -111,6 +112,8 @@ class Optimise:
         record = run_record(cfg, puzzle, chosen, built, result, trace)
         layout = puzzle.decode(result.best_genome)
         write_picture(puzzle.draw(layout), run_dir / "best.png")
+        if Face.BOARD in offers(puzzle):  # the board as text anyone can check (edge_matching/board_files.py)
+            write_board_files(puzzle, layout, run_dir)
         row = write_record(run_dir, record, trace)
         if cfg.progress and hasattr(puzzle, "text"):
             print(puzzle.text(layout))

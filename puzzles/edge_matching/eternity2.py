@@ -56,6 +56,7 @@ class Eternity2(EdgeMatching):
             fix_centre=False,
             hints=tuple(official_hints(starter, clues)),
         )
+        self.viewer_letters = pieces_file is None and order == ORDER  # the official set: see board_files.py
 
 
 # ----------------------------------------------------------------------------- generated instances
