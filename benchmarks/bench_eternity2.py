@@ -28,6 +28,7 @@ puzzle's scorer and by that count; a kernel's running tally that disagrees with 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import time
 
@@ -38,6 +39,7 @@ from benchmarks.timing import compare, report
 from core import Budget
 from experiments.api import config
 from experiments.build import build
+from experiments.solvers import local_search_face
 from heuristics.beam import Beam
 from heuristics.compiled import Chains, CompiledSA
 from heuristics.local_search import warm_up
@@ -167,29 +169,48 @@ def run_once(puzzle, optimizer, seconds: float, seed: int, target: float | None 
         optimizer,
         Budget(seconds=seconds * (optimizer.chains if compiled else 1), target=target),
         seed,
-        face=puzzle.local_search() if compiled else None,
+        face=local_search_face(puzzle, optimizer) if compiled else None,
         clock=time.process_time,
     )
+
+
+def anytime(result, joins: int, marks: list[float]) -> str:
+    """Matched joins of the run's start board and of its best at each mark (CPU seconds), from its trace."""
+    at = [f"start {joins - int(result.trace[0][2])} at {result.trace[0][1]:.0f} s"]
+    for mark in marks:
+        seen = [best for _, seconds, best in result.trace if seconds <= mark]
+        if mark <= result.seconds and seen:
+            at.append(f"{joins - int(min(seen))} by {mark:g} s")
+    return ", ".join(at)
+
+
+def peak_memory_gb() -> float:
+    """The process's peak resident memory so far (ru_maxrss, KB on Linux), in GB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
 def bench_official(args) -> None:
     """Matched joins of the official set after the budget, per seed, and their median."""
     puzzle = Eternity2(starter=args.starter)
     optimizer = optimizer_named(args.method, args.chains, args.set)
-    warm_up(puzzle.local_search(), optimizer.kernel)
+    local_search_face(puzzle, optimizer)  # compile the kernels (or load numba's cache) outside the clock
+    Beam(width=10).solve(puzzle)
     scores = []
-    for seed in range(args.seeds):
+    for seed in range(args.seed_from, args.seed_from + args.seeds):
         result = run_once(puzzle, optimizer, args.seconds, seed)
         scores.append(rescored(puzzle, result.best, puzzle.decode(result.best_genome), f"seed {seed}"))
+        marks = [m * args.seconds * args.chains for m in (1 / 60, 1 / 6, 1 / 2, 1)]
         print(
             f"  {args.method} x{args.chains} seed {seed}: {scores[-1]} of 480 joins matched (final board "
             f"re-scored, agrees with the run's tally), {result.evaluations:,} evaluations in "
-            f"{result.seconds:.0f} CPU s",
+            f"{result.seconds:.0f} CPU s; anytime (CPU s): {anytime(result, 480, marks)}; peak memory "
+            f"{peak_memory_gb():.1f} GB",
             flush=True,
         )
     print(
-        f"official set, {args.method}, {args.chains} core(s), {args.seconds:g} s, {args.seeds} seeds, "
-        f"{_starter(args)}, no clues: median {statistics.median(scores)}, best {max(scores)}, all {scores}"
+        f"official set, {args.method} {' '.join(args.set)}, {args.chains} core(s), {args.seconds:g} s per core, "
+        f"{args.seeds} seeds, {_starter(args)}, no clues: median {statistics.median(scores)}, best "
+        f"{max(scores)}, all {scores}"
     )
 
 
@@ -205,7 +226,12 @@ def bench_generated(args) -> None:
             bests.append(inner_edges(puzzle.n, puzzle.m) - joins)
             solved += bests[-1] == 0
             times.append(result.seconds)
-            print(f"  {name} seed {seed}: best {bests[-1]} unmatched, {result.seconds:.1f} CPU s", flush=True)
+            start = int(result.trace[0][2])
+            print(
+                f"  {name} seed {seed}: best {bests[-1]} unmatched (start board {start}), "
+                f"{result.seconds:.1f} CPU s",
+                flush=True,
+            )
         joins = 2 * args.size * (args.size - 1)
         print(
             f"generated {args.size}x{args.size} ({joins} joins), {name}, {args.seconds:g} s: solved "
@@ -224,7 +250,7 @@ def bench_beam(args) -> None:
         puzzle = (
             Eternity2Like(args.size, instance_seed=seed) if args.size else Eternity2(starter=args.starter)
         )
-        warm_up(puzzle.local_search(), hybrid.kernel)
+        local_search_face(puzzle, hybrid)
         Beam(width=10, seed=seed, order=args.order).solve(puzzle)  # compile (or load numba's cache) first
         start, wall = time.process_time(), time.perf_counter()
         layout = Beam(seed=seed, **settings).solve(puzzle)
@@ -264,6 +290,7 @@ def main() -> None:
     official = sub.add_parser("official")
     official.add_argument("--seconds", type=float, default=60)
     official.add_argument("--seeds", type=int, default=5)
+    official.add_argument("--seed-from", type=int, default=0)
     official.add_argument("--chains", type=int, default=1)
     official.add_argument("--method", default="hybrid_vlns")
     official.add_argument("--no-starter", dest="starter", action="store_false")

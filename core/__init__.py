@@ -146,6 +146,7 @@ class Face(Enum):
 
     FITNESS = "a genome and fitness"  # `space` + `fitness(genome)`: every generic metaheuristic
     LOCAL_SEARCH = "a local-search face"  # `local_search(builder)`: the compiled optimisers
+    WINDOWS = "a local-search face that re-solves windows"  # its face's `window` kernel: window_lns
     BOARD = "an edge-matching board"  # `ConstructivePuzzle`: greedy, beam, backtracker
     EXACT = "an exact model"  # `ExactPuzzle`: task=exact
 
@@ -165,7 +166,8 @@ class ConstructiveSolver(Protocol):
 
     `construct(puzzle, seconds)` returns the best complete board it can build within `seconds`
     (None: no time limit), or refuses in one line (`InputError`) where it cannot; `solve(puzzle)` is
-    `construct(puzzle).layout`. `repeats_pieces` declares a solver whose boards may place a piece
+    `construct(puzzle).layout`; `seeded(seed)` is the same solver drawing its ties from `seed` (itself
+    when it draws none). `repeats_pieces` declares a solver whose boards may place a piece
     twice (the seed's greedy, kept faithful): such a board is no genome of the puzzle.
     """
 
@@ -177,6 +179,8 @@ class ConstructiveSolver(Protocol):
     def construct(self, puzzle: Any, seconds: float | None = None) -> Construction: ...
 
     def solve(self, puzzle: Any) -> Any: ...
+
+    def seeded(self, seed: int) -> ConstructiveSolver: ...
 
 
 @overload
@@ -347,8 +351,10 @@ class LocalSearchFace:
     evaluations)` that never makes the board worse and prices at most size**2 moves a step.
     `scale` > 1 says the face's fitness refines the puzzle's: it is `fitness * scale + tie-break`
     (0 <= tie-break < scale), so a kernel can tell apart boards the puzzle scores alike.
-    `greedy(np_rng)`, if offered, is a constructive start: the legal state of a greedy board (an
-    optimiser's `start: greedy`).
+    `built(np_rng)`, if offered, is a constructive start: the legal state of the board the solver
+    handed to `local_search` builds (an optimiser's `start: greedy` or `start: beam`), its seed drawn
+    from np_rng. `window`, if offered, is a compiled kernel with the contract of heuristics/kernels.py
+    that re-solves windows of the board exactly (the `window` kernel of `window_lns`).
     """
 
     propose: Any
@@ -360,4 +366,5 @@ class LocalSearchFace:
     genome: Any
     repair: Any = None
     scale: int = 1
-    greedy: Any = None
+    built: Any = None
+    window: Any = None

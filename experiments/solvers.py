@@ -21,15 +21,16 @@ from core import Construction, Face, InputError
 from core.objective import Objective
 from experiments.build import make_budget
 from experiments.schema import CONFIG_DIR
-from heuristics.edge_greedy import Greedy
 from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
 
+COMPILED = frozenset({Face.LOCAL_SEARCH, Face.WINDOWS})  # the faces compiled chains run on
 FITNESS_ONLY = frozenset({Face.FITNESS})  # a puzzle that declares nothing offers what every puzzle must
 
 EVALUATION_KIND = {  # what one evaluation in a run record is, by the face the optimiser runs on
     Face.FITNESS: "fitness",
     Face.LOCAL_SEARCH: "priced move",
+    Face.WINDOWS: "priced placement",
     Face.BOARD: "construction",
 }
 
@@ -112,12 +113,12 @@ def check_pair(solver: Any, puzzle: Any, solver_name: str, puzzle_name: str) -> 
 def local_search_face(puzzle: Any, solver: Any):
     """The puzzle's local-search face, its kernel compiled, for an optimiser that needs one (else None).
 
-    The face's greedy start (`optimizer.start=greedy`) is the project's corrected greedy, handed in
-    here because puzzles never import solvers.
+    The face's built start (`optimizer.start=greedy` or `beam`) is the solver the optimiser declares
+    (`builder()`), handed in here because puzzles never import solvers.
     """
-    if needs(solver) is not Face.LOCAL_SEARCH:
+    if needs(solver) not in COMPILED:
         return None
-    face = puzzle.local_search(Greedy())
+    face = puzzle.local_search(solver.builder())
     if face is not None:
         warm_up(face, solver.kernel)
     return face
@@ -141,9 +142,9 @@ class Built:
         solver.warm_up(puzzle)  # load the kernels before the budget's clock starts
 
     def run(self, objective: Objective, rng) -> None:
-        """Build the board within the time budget (the solver's own settings fix it; the run's seed is
-        not used) and score it."""
-        self.last = self.solver.construct(self.puzzle, objective.budget.seconds)
+        """Build the board within the time budget, the solver's ties drawn from the run's seed, and score it."""
+        solver = self.solver.seeded(int(rng.integers(2**31)))
+        self.last = solver.construct(self.puzzle, objective.budget.seconds)
         objective(self.puzzle.encode(self.last.layout))
 
 
@@ -166,6 +167,9 @@ class UnderBudget:
         result = minimize(puzzle.fitness, puzzle.space, self.optimizer, budget, self.seed, face=face)
         self.cost = {"evaluations": result.evaluations, "stop_reason": result.stop_reason}
         return puzzle.decode(result.best_genome)
+
+    def seeded(self, seed: int) -> UnderBudget:
+        return UnderBudget(self.optimizer, self.budget, seed)
 
     def warm_up(self, puzzle: Any) -> None:
         """Compile the fitness and any face kernel (or load numba's cache), where a solve is a whole run."""

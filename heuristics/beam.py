@@ -459,6 +459,9 @@ class Beam(BoardBuilder):
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         warm_up()
 
+    def seeded(self, seed: int) -> Beam:
+        return Beam(self.width, seed, self.max_width, self.order)
+
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
         """The best board of the beam, checked (each piece once, pre-placed pieces kept); within
         `seconds` of the call, the best of beams as wide as fit (stop reason "seconds" when the

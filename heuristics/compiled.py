@@ -18,6 +18,9 @@ import numpy as np
 
 from core import Face, InputError
 from core.objective import Objective
+from heuristics.beam import MAX_WIDTH, WIDTH, Beam
+from heuristics.board_file import BoardFile
+from heuristics.edge_greedy import BoardBuilder, Greedy
 from heuristics.local_search import KERNEL_PARAMS, Chain, Pace, check_start, face_of, run_chains, start_chains
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
@@ -50,6 +53,11 @@ class Chains:
         face = face_of(objective, self.name)
         chains = start_chains(objective, face, rng, self.kernel, self.params, self.chains, self.start)
         run_chains(objective, chains, self.chunk, self.repair(face, rng), self.exchange, self.pace())
+
+    def builder(self) -> BoardBuilder | None:
+        """The constructive solver whose board every chain starts from (None: the face's random board)."""
+        builders = {"random": None, "greedy": Greedy(), "beam": Beam()}
+        return builders[self.start] if self.start in builders else BoardFile(self.start)
 
     def pace(self) -> Pace | None:
         """What to set on every chain before each epoch, from the run so far (None: nothing)."""
@@ -196,3 +204,64 @@ class HybridVLNS(CompiledSA):
             return chain.repair(repair_rng, self.steps, self.size)
 
         return repair
+
+
+class WindowLNS(Chains):
+    """Large neighbourhood search with exact repair: windows of `size` x `size` cells lifted and re-filled
+    with `extra` lone cells from anywhere (their pieces join the re-fill) by branch and bound (the face's
+    `window` kernel, puzzles/edge_matching/windows.py), each re-solve pricing at most `cap`
+    placements; a window sits on a mismatch with probability `focus`. A re-fill
+    that ties the board is taken, so chains walk plateaus; every placement priced is one evaluation.
+    """
+
+    name = "window_lns"
+    kernel = "window"
+    needs = Face.WINDOWS
+
+    def __init__(
+        self,
+        size: int = 2,
+        cap: int = 20_000,
+        focus: float = 0.8,
+        extra: int = 6,
+        chunk: int = CHUNK,
+        chains: int = 1,
+        exchange: int = 8,
+        start: str = "random",
+    ):
+        _positive(size=size, cap=cap)
+        if not 0 <= focus <= 1:
+            raise InputError(f"optimizer.focus must be a probability in [0, 1], got {focus}")
+        if extra < 0:
+            raise InputError(f"optimizer.extra must be 0 or more, got {extra}")
+        params = {"size": size, "cap": cap, "focus": focus, "extra": extra}
+        super().__init__(params, chunk, chains, exchange, start)
+
+
+class BeamRefine(WindowLNS):
+    """The pipeline: a beam builds the board (`width`, `max_width`, `order`: heuristics/beam.py; its
+    ties drawn from the run's seed), then `chains` window-LNS chains refine it, one per core, within
+    the rest of the budget. Every setting counts work, not time, so a seed gives the same run anywhere
+    under an evaluation budget.
+    """
+
+    name = "beam_refine"
+
+    def __init__(
+        self,
+        width: int = WIDTH,
+        max_width: int | None = MAX_WIDTH,
+        order: str = "rows",
+        size: int = 2,
+        cap: int = 20_000,
+        focus: float = 0.8,
+        extra: int = 6,
+        chunk: int = CHUNK,
+        chains: int = 2,
+        exchange: int = 8,
+    ):
+        self.beam = Beam(width, 0, max_width, order)
+        super().__init__(size, cap, focus, extra, chunk, chains, exchange, start="beam")
+
+    def builder(self) -> BoardBuilder:
+        return self.beam

@@ -335,6 +335,10 @@ class BoardBuilder:
         """The board `construct` builds with no time limit."""
         return self.construct(puzzle).layout
 
+    def seeded(self, seed: int) -> BoardBuilder:
+        """This solver drawing its ties from `seed` (itself: a deterministic solver draws none)."""
+        return self
+
     def _require(self, puzzle) -> ConstructivePuzzle:
         """The puzzle, if it offers what a constructive solver needs; else a one-line error."""
         if not isinstance(puzzle, ConstructivePuzzle):

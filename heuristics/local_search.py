@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -18,8 +19,12 @@ from core.objective import Objective
 from core.rng import make_rng
 from heuristics import kernels
 
-KERNEL_PARAMS = {"sa": ("t_start", "t_end", "period"), "ils": ("patience", "kick", "restart")}
-STARTS = ("random", "greedy")  # an optimiser's `start`: the face's random board or its greedy one
+KERNEL_PARAMS = {
+    "sa": ("t_start", "t_end", "period"),
+    "ils": ("patience", "kick", "restart"),
+    "window": ("size", "cap", "focus", "extra"),  # the face's own kernel: LocalSearchFace.window
+}
+STARTS = ("random", "greedy", "beam")  # an optimiser's `start`: the face's random board, or a built one
 
 
 def face_of(objective: Objective, who: str) -> LocalSearchFace:
@@ -76,6 +81,8 @@ class Chain:
         common = (self.rng, self.ctl, self.params, max_moves, self._te, self._tv)
         if self.kernel == "sa":
             _, nt = sa(self.inst, self.st, self.best, *common)
+        elif self.kernel == "window":
+            _, nt = window_kernel(self.face)(self.inst, self.st, self.best, *common)
         else:
             _, nt = ils(self.inst, self.st, self.best, self.home, *common)
         values = (self._tv[:nt] // self.scale).tolist()
@@ -100,22 +107,35 @@ class Chain:
         return [(self.evaluations, int(self.ctl[2]) // self.scale)]
 
 
+def window_kernel(face: LocalSearchFace):
+    """The face's window re-solve kernel, or a one-line error for a face that offers none."""
+    if face.window is None:
+        raise InputError(
+            "optimizer=window_lns (and beam_refine) needs a puzzle whose face re-solves windows (an "
+            "edge-matching puzzle, e.g. puzzle=eternity2); use optimizer=sa_compiled"
+        )
+    return face.window
+
+
 def check_start(start: str) -> str:
-    """An optimiser's `start` setting, or a one-line error naming the choices."""
-    if start not in STARTS:
-        raise InputError(f"optimizer.start must be one of {', '.join(STARTS)}, got {start!r}")
+    """An optimiser's `start` setting (a name in STARTS or a board file), or a one-line error."""
+    if start not in STARTS and not Path(start).is_file():
+        raise InputError(
+            f"optimizer.start must be one of {', '.join(STARTS)} or a board file (best_board.txt of an "
+            f"edge-matching run), got {start!r}: no such file"
+        )
     return start
 
 
 def start_state(face: LocalSearchFace, rng: np.random.Generator, start: str) -> np.ndarray:
-    """A chain's first board: the face's random one, or its greedy one (start='greedy')."""
+    """A chain's first board: the face's random one, or the one its builder builds (start='greedy', 'beam')."""
     if start == "random":
         return face.start(rng)
-    if face.greedy is None:
+    if face.built is None:
         raise InputError(
-            "optimizer.start=greedy needs a puzzle whose face offers a greedy board; use start=random"
+            f"optimizer.start={start} needs a puzzle whose face builds an edge-matching board; use start=random"
         )
-    return face.greedy(rng)
+    return face.built(rng)
 
 
 def start_chains(
@@ -128,11 +148,11 @@ def start_chains(
     start: str = "random",
 ) -> list[Chain]:
     """`count` chains, each from a start state (`start`: random or greedy) drawn by `rng` and
-    accounted as one evaluation. The greedy board is built once: every chain starts from it."""
-    greedy = start_state(face, rng, start) if start == "greedy" else None
+    accounted as one evaluation. A built board is built once: every chain starts from it."""
+    built = start_state(face, rng, start) if start != "random" else None
     chains: list[Chain] = []
     for _ in range(count):
-        state = greedy if greedy is not None else start_state(face, rng, start)
+        state = built if built is not None else start_state(face, rng, start)
         chain = Chain(face, state, kernel, params, seed=int(rng.integers(2**62)))
         chain.set_target(objective.budget.target)
         chains.append(chain)

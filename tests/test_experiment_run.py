@@ -62,9 +62,9 @@ def test_tiny_multirun_writes_the_aggregate_table(tmp_path):
 
 
 OPTIMIZERS = (
-    "backtrack, beam, descent_compiled, exact_first, ga, greedy, greedy_faithful, hybrid_greedy, hybrid_vlns, "
-    "ils_compiled, lahc, random_search, "
-    "sa, sa_compiled, sa_compiled_eternity2_like, sa_repack, two_opt, two_opt_swap, vcopt_opt2, vcopt_tspga"
+    "backtrack, beam, beam_refine, descent_compiled, exact_first, ga, greedy, greedy_faithful, hybrid_greedy, "
+    "hybrid_vlns, ils_compiled, lahc, random_search, sa, sa_compiled, sa_compiled_eternity2_like, sa_repack, "
+    "two_opt, two_opt_swap, vcopt_opt2, vcopt_tspga, window_lns"
 )
 
 

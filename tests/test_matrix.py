@@ -19,7 +19,7 @@ from omegaconf.errors import OmegaConfBaseException
 from core import Face, InputError
 from experiments.run import run_task, setup
 from experiments.schema import CONFIG_DIR
-from experiments.solvers import compatibility_table, config_classes, needs, offers
+from experiments.solvers import COMPILED, compatibility_table, config_classes, needs, offers
 
 TINY = ("budget.evaluations=60", "budget.seconds=0.5", "progress=false")
 
@@ -74,7 +74,7 @@ def test_every_puzzle_runs_or_refuses_in_one_line(optimizer, tmp_path):
                 puzzle,
                 detail,
             )
-        elif face is Face.FITNESS or (face is Face.LOCAL_SEARCH and "optimizer." not in detail):
+        elif face is Face.FITNESS or (face in COMPILED and "optimizer." not in detail):
             assert outcome == "ok", (puzzle, detail)  # a compiled one may refuse a setting (start=greedy)
         ran += [puzzle] if outcome == "ok" else []
     # the seed's greedy, duplicates kept, builds no genome: it runs under task=colour_sweep only

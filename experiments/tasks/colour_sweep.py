@@ -89,9 +89,12 @@ def greedy_point(n: int, colours: int, instance_seed: int, seed_faithful: bool, 
 def solver_kind(optimizer) -> str:
     """The solver's kind, which picks its colour counts and budget: constructive (builds a board),
     compiled (counts priced moves on the local-search face) or metaheuristic (the fitness face)."""
-    return {Face.BOARD: "constructive", Face.LOCAL_SEARCH: "compiled", Face.FITNESS: "metaheuristic"}[
-        needs(optimizer)
-    ]
+    return {
+        Face.BOARD: "constructive",
+        Face.LOCAL_SEARCH: "compiled",
+        Face.WINDOWS: "compiled",
+        Face.FITNESS: "metaheuristic",
+    }[needs(optimizer)]
 
 
 class ColourSweep:

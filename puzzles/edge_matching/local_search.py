@@ -36,6 +36,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from core import InputError
 from core.rng import randint, uniform
@@ -213,6 +214,13 @@ def build_instance(pieces, n, m, fixed=None, turns=True, **mix):
 def turning(inst) -> bool:
     """Do the instance's pieces turn? (False for a FixedInstance: the seed's rules)"""
     return not isinstance(inst, FixedInstance)
+
+
+@overload(turning)
+def _turning_compiled(inst):
+    """`turning` in compiled code: decided by the instance's type, so numba folds it away."""
+    turns = inst.instance_class is not FixedInstance
+    return lambda inst: turns
 
 
 def _swap_groups(grey, pcls, ccls, out, fixed):

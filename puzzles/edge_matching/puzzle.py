@@ -88,15 +88,15 @@ def _check_preplaced(rows: np.ndarray, rotations: bool) -> None:
         )
 
 
-def _greedy_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
-    """A face's greedy start: the solver's board of the puzzle, made a legal state (the rng is unused)."""
+def _built_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
+    """A face's built start: the solver's board of the puzzle, seeded from the rng, made a legal state."""
     from puzzles.edge_matching.local_search import legal_state
 
-    def greedy(rng: np.random.Generator) -> np.ndarray:
-        board = solver.solve(puzzle)
+    def built(rng: np.random.Generator) -> np.ndarray:
+        board = solver.seeded(int(rng.integers(2**31))).solve(puzzle)
         return legal_state(inst, 4 * board.piece + board.rotation)
 
-    return greedy
+    return built
 
 
 class EdgeMatching:
@@ -127,7 +127,7 @@ class EdgeMatching:
     """
 
     name = "edge_matching"
-    offers = frozenset({Face.FITNESS, Face.LOCAL_SEARCH, Face.BOARD})
+    offers = frozenset({Face.FITNESS, Face.LOCAL_SEARCH, Face.WINDOWS, Face.BOARD})
     score_name = "unmatched edges"
     instance_keys: tuple[str, ...] = ("instance_seed",)
 
@@ -173,10 +173,11 @@ class EdgeMatching:
         kind: with turns, its class (corner, frame, inner); without, its grey pattern (None otherwise).
 
         builder: a constructive solver (`solve(puzzle) -> Layout`) whose board, made legal, is the
-        face's greedy start (puzzles/ never imports a solver, so the caller hands one in).
+        face's built start (puzzles/ never imports a solver, so the caller hands one in).
         """
         from puzzles.edge_matching import local_search as face
         from puzzles.edge_matching.vlns import vlns_descent
+        from puzzles.edge_matching.windows import window_search_compiled
 
         fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
         try:
@@ -192,7 +193,8 @@ class EdgeMatching:
             start=lambda rng: face.random_state(inst, rng),
             genome=self.genome_of_state,
             repair=vlns_descent,
-            greedy=None if builder is None else _greedy_start(self, inst, builder),
+            built=None if builder is None else _built_start(self, inst, builder),
+            window=window_search_compiled,
         )
 
     def genome_of_state(self, state: np.ndarray) -> np.ndarray:
