@@ -121,21 +121,49 @@ def _bit(low):
     return BIT_OF[((low * DE_BRUIJN) >> 58) & 63]
 
 
+@numba.njit(cache=True, inline="always")
+def _free(used, p):
+    """Is piece p not in the bitset `used`?"""
+    return (used[p // 64] >> (p % 64)) & 1 == 0
+
+
+@numba.njit(cache=True, inline="always")
+def _shown(table, orient, side):
+    """The colour an orient (piece * turns + turn) shows on a side."""
+    turns = table.shape[1]
+    return table[orient // turns, orient % turns, side]
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _beam(table, pool_mask, pool_orients, pool_count, cell_pool, fixed, n, order, keeps, cap, seed, stop):
+def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring):
     """(best board found, an orient per cell; its unmatched inner edges; candidates priced; finished).
 
-    A board's pieces in use are a bitset, so an entry prices only the pieces it has left: a cell
-    late in the order costs little, and the beam can afford to keep more boards there (`keeps`).
-    Candidates of entry e go to slots from start[e], so the beam does not depend on the threads.
-    Once another thread sets stop[0] (a time limit), it gives up before the next cell: no board.
+    A kept board is its last `ring` placements (slot = position in the order % ring: every
+    neighbour a later cell reads lies within that many), its pieces in use (a bitset) and its cost; the boards
+    themselves are a history of one (parent, orient) per kept board and cell, walked back at the end.
+    So a board costs tens of bytes a cell to carry, not its whole length (`slots`: the ring slot of
+    each cell's placed neighbours, -1 for none; `pools`: the pool tables, see `pools`).
+    An entry prices only the pieces it has left, so late cells are cheap and the beam keeps more
+    boards there (`keeps`). Candidates of entry e go to slots from start[e], so the beam does not
+    depend on the threads. Once another thread sets stop[0], it gives up before the next cell.
+
+    At a cell whose placed neighbours are its left and top alone (`lists.fast`), an entry first prices
+    only the orients that match its left or its top colour (`lists`), a tenth of its pool; any other
+    would cost two joins more. When those are too few to fill the beam, or a board two joins below
+    the threshold could gain by one, the cell is priced in full (`_full`).
     """
+    fast, starts, members = lists
+    pool_mask, pool_orients, pool_count, cell_pool = pools
     np.random.seed(seed)
-    cells, turns, words = n * n, table.shape[1], pool_mask.shape[1]
+    cells, turns, words = order.shape[0], table.shape[1], pool_mask.shape[1]
     width = keeps.max()
-    board = np.full((2, width, cells), -1, np.int16)  # two generations: the beam and its successor
+    last = np.zeros((2, width, ring), np.int16)  # two generations: the beam and its successor
     used = np.zeros((2, width, words), np.int64)
     cost = np.zeros((2, width), np.int64)
+    offset = np.zeros(cells + 1, np.int64)
+    for i in range(cells):
+        offset[i + 1] = offset[i] + keeps[i]
+    parent, placed = np.empty(offset[cells], np.int32), np.empty(offset[cells], np.int16)
     c_entry, c_orient, c_cost = np.empty(cap, np.int32), np.empty(cap, np.int16), np.empty(cap, np.int32)
     start = np.zeros(width + 1, np.int64)
     size, now, priced = 1, 0, 0
@@ -143,60 +171,108 @@ def _beam(table, pool_mask, pool_orients, pool_count, cell_pool, fixed, n, order
         if stop[0] != 0:
             return np.empty(0, np.int64), -1, priced, False
         x, pool = order[i], cell_pool[order[i]]
-        row, col = x // n, x % n
-        for e in numba.prange(size):  # candidates per entry
-            count = 1
-            if fixed[x] < 0:
+        full = True
+        if fast[i]:
+            at_left, at_top = slots[i, 0], slots[i, 1]
+            for e in numba.prange(size):  # matching candidates per entry
+                left, top = _shown(table, last[now, e, at_left], 2), _shown(table, last[now, e, at_top], 3)
                 count = 0
-                for w in range(words):
-                    bits = pool_mask[pool, w] & ~used[now, e, w]
-                    while bits != 0:
-                        low = bits & -bits
-                        count += pool_count[pool, 64 * w + _bit(low)]
-                        bits ^= low
-            start[e + 1] = count
-        for e in range(size):
-            start[e + 1] += start[e]
-        if start[size] > cap:  # keep_schedule's bound is wrong: fail rather than write past the end
-            raise RuntimeError("beam search: more candidates than keep_schedule allowed for")
-        for e in numba.prange(size):
-            facing = np.empty(4, np.int64)  # the colour each placed neighbour shows the cell, -1: none
-            for s in range(4):
-                r, c = row + DR[s], col + DC[s]
-                q = board[now, e, r * n + c] if 0 <= r < n and 0 <= c < n else -1
-                facing[s] = table[q // turns, q % turns, (s + 2) % 4] if q >= 0 else -1
-            k = start[e]
-            if fixed[x] >= 0:
-                c_entry[k], c_orient[k], c_cost[k] = (
-                    e,
-                    fixed[x],
-                    cost[now, e] + _unmatched(table, facing, fixed[x]),
-                )
-                continue
-            for w in range(words):
-                bits = pool_mask[pool, w] & ~used[now, e, w]
-                while bits != 0:
-                    low = bits & -bits
-                    bits ^= low
-                    p = 64 * w + _bit(low)
-                    for j in range(pool_count[pool, p]):
-                        o = pool_orients[pool, p, j]
-                        c_entry[k], c_orient[k], c_cost[k] = e, o, cost[now, e] + _unmatched(table, facing, o)
+                for j in range(starts[pool, 0, left], starts[pool, 0, left + 1]):
+                    count += _free(used[now, e], members[j] // turns)
+                for j in range(starts[pool, 1, top], starts[pool, 1, top + 1]):
+                    o = members[j]
+                    count += _free(used[now, e], o // turns) and _shown(table, o, 0) != left
+                start[e + 1] = count
+            for e in range(size):
+                start[e + 1] += start[e]
+            for e in numba.prange(size):
+                left, top = _shown(table, last[now, e, at_left], 2), _shown(table, last[now, e, at_top], 3)
+                k = start[e]
+                for side in range(2):
+                    shown = left if side == 0 else top
+                    for j in range(starts[pool, side, shown], starts[pool, side, shown + 1]):
+                        o = members[j]
+                        if not _free(used[now, e], o // turns) or (side == 1 and _shown(table, o, 0) == left):
+                            continue
+                        add = _unmatched_edge(_shown(table, o, 0), left) + _unmatched_edge(
+                            _shown(table, o, 1), top
+                        )
+                        c_entry[k], c_orient[k], c_cost[k] = e, o, cost[now, e] + add
                         k += 1
-        k = start[size]
-        priced += k
-        keep, nxt = min(keeps[i], k), 1 - now
-        chosen = _select(c_cost[:k], keep)
+            k = start[size]
+            priced += k
+            if k >= keeps[i]:
+                chosen = _select(c_cost[:k], keeps[i])
+                threshold = 0
+                for j in range(keeps[i]):
+                    threshold = max(threshold, c_cost[chosen[j]])
+                full = cost[now, :size].min() + 2 < threshold
+        if full:
+            out = (c_entry, c_orient, c_cost)
+            _full(table, pools, fixed[x], x, slots[i], last[now], used[now], cost[now], size, start, out, cap)
+            k = start[size]
+            priced += k
+            chosen = _select(c_cost[:k], min(keeps[i], k))
+        keep, nxt, slot = min(keeps[i], k), 1 - now, i % ring
         for j in numba.prange(keep):
             e, o = c_entry[chosen[j]], c_orient[chosen[j]]
-            board[nxt, j], used[nxt, j] = board[now, e], used[now, e]
-            board[nxt, j, x] = o
+            last[nxt, j], used[nxt, j] = last[now, e], used[now, e]
+            last[nxt, j, slot] = o
             p = o // turns
             used[nxt, j, p // 64] |= 1 << (p % 64)
             cost[nxt, j] = c_cost[chosen[j]]
+            parent[offset[i] + j], placed[offset[i] + j] = e, o
         size, now = keep, nxt
     best = np.argmin(cost[now, :size])
-    return board[now, best].astype(np.int64), cost[now, best], priced, True
+    board, e = np.empty(cells, np.int64), best
+    for i in range(cells - 1, -1, -1):
+        board[order[i]] = placed[offset[i] + e]
+        e = parent[offset[i] + e]
+    return board, cost[now, best], priced, True
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _full(table, pools, fixed, x, slots, last, used, cost, size, start, out, cap):
+    """Price every candidate of every entry at cell x (its pool's free pieces in every orient; only the
+    fixed orient where `fixed` >= 0) into out = (entry, orient, cost) from slot start[e] on; their
+    count ends in start[size]. slots[s]: the ring slot of the neighbour across side s, -1: none."""
+    c_entry, c_orient, c_cost = out
+    pool_mask, pool_orients, pool_count, cell_pool = pools
+    pool, words = cell_pool[x], pool_mask.shape[1]
+    for e in numba.prange(size):  # candidates per entry
+        count = 1
+        if fixed < 0:
+            count = 0
+            for w in range(words):
+                bits = pool_mask[pool, w] & ~used[e, w]
+                while bits != 0:
+                    low = bits & -bits
+                    count += pool_count[pool, 64 * w + _bit(low)]
+                    bits ^= low
+        start[e + 1] = count
+    for e in range(size):
+        start[e + 1] += start[e]
+    if start[size] > cap:  # keep_schedule's bound is wrong: fail rather than write past the end
+        raise RuntimeError("beam search: more candidates than keep_schedule allowed for")
+    for e in numba.prange(size):
+        facing = np.empty(4, np.int64)  # the colour each placed neighbour shows the cell, -1: none
+        for s in range(4):
+            q = slots[s]
+            facing[s] = _shown(table, last[e, q], (s + 2) % 4) if q >= 0 else -1
+        k = start[e]
+        if fixed >= 0:
+            c_entry[k], c_orient[k], c_cost[k] = e, fixed, cost[e] + _unmatched(table, facing, fixed)
+            continue
+        for w in range(words):
+            bits = pool_mask[pool, w] & ~used[e, w]
+            while bits != 0:
+                low = bits & -bits
+                bits ^= low
+                p = 64 * w + _bit(low)
+                for j in range(pool_count[pool, p]):
+                    o = pool_orients[pool, p, j]
+                    c_entry[k], c_orient[k], c_cost[k] = e, o, cost[e] + _unmatched(table, facing, o)
+                    k += 1
 
 
 def pools(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int):
@@ -214,6 +290,51 @@ def pools(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int):
             count[pool, p] += 1
             mask[pool, p // 64] |= np.uint64(1) << np.uint64(p % 64)
     return mask.view(np.int64), orients, count, cell_pool.astype(np.int64)
+
+
+def colour_lists(table, orients, count, fixed, order, n: int):
+    """The kernel's `lists`: (fast, starts, members). fast[i]: the cell at order[i] is free and its
+    placed neighbours are its left and top alone; members[starts[pool, side, c]:starts[pool, side, c + 1]]
+    are the pool's orients that show colour c on their left (side 0) or top (side 1)."""
+    turns, colours = table.shape[1], int(table.max()) + 1
+    starts = np.zeros((count.shape[0], 2, colours + 1), np.int64)
+    members: list[int] = []
+    for pool in range(count.shape[0]):
+        pool_orients = [
+            int(orients[pool, p, j]) for p in range(count.shape[1]) for j in range(count[pool, p])
+        ]
+        for side in range(2):
+            for c in range(colours):
+                starts[pool, side, c] = len(members)
+                members += [o for o in pool_orients if table[o // turns, o % turns, side] == c]
+            starts[pool, side, colours] = len(members)
+    position = np.empty(n * n, np.int64)
+    position[order] = np.arange(n * n)
+    fast = np.zeros(n * n, np.bool_)
+    for i, x in enumerate(order):
+        row, col = divmod(int(x), n)
+        before = [position[x - 1] < i if col else False, position[x - n] < i if row else False]
+        after = [col == n - 1 or position[x + 1] > i, row == n - 1 or position[x + n] > i]
+        fast[i] = fixed[x] < 0 and all(before) and all(after)
+    return fast, starts, np.array(members, np.int64)
+
+
+def ring_slots(order: np.ndarray, n: int) -> tuple[np.ndarray, int]:
+    """(slots, ring): slots[i, s] is the ring slot of the neighbour across side s of the cell at order[i]
+    (-1: off the board or not yet placed); ring is the fewest placements a board must carry for every
+    cell to read its placed neighbours (n for rows)."""
+    position = np.empty(n * n, np.int64)
+    position[order] = np.arange(n * n)
+    reads = np.full((n * n, 4), -1, np.int64)  # the order position of each placed neighbour
+    for i, x in enumerate(order):
+        row, col = divmod(int(x), n)
+        for s in range(4):
+            r, c = row + DR[s], col + DC[s]
+            if 0 <= r < n and 0 <= c < n and position[r * n + c] < i:
+                reads[i, s] = position[r * n + c]
+    lags = np.arange(n * n)[:, None] - reads
+    ring = max(int(lags[reads >= 0].max(initial=1)), 1)
+    return np.where(reads >= 0, reads % ring, -1), ring
 
 
 def candidate_bounds(count, cell_pool, fixed, order) -> np.ndarray:
@@ -309,6 +430,8 @@ class Prepared:
         self.mask, self.orients, self.count, self.cell_pool = pools(orient_pattern, cell_pattern, self.turns)
         self.cells = ORDERS[order](n)
         self.bound = candidate_bounds(self.count, self.cell_pool, self.fixed, self.cells)
+        self.lists = colour_lists(self.table, self.orients, self.count, self.fixed, self.cells, n)
+        self.ring = ring_slots(self.cells, n)
 
     def schedule(self, width: int, max_width: int | None) -> tuple[np.ndarray, int]:
         """`keep_schedule` for this board."""
@@ -330,19 +453,9 @@ class Prepared:
         if self.most_work(width, max_width) <= SERIAL_WORK:
             numba.set_num_threads(1)
         try:
+            pools = (self.mask, self.orients, self.count, self.cell_pool)
             board, unmatched, work, finished = _beam(
-                self.table,
-                self.mask,
-                self.orients,
-                self.count,
-                self.cell_pool,
-                self.fixed,
-                self.n,
-                self.cells,
-                keeps,
-                cap,
-                seed,
-                flag,
+                self.table, pools, self.fixed, self.cells, keeps, cap, seed, flag, self.lists, *self.ring
             )
         finally:
             numba.set_num_threads(threads)
@@ -437,7 +550,8 @@ class Beam(BoardBuilder):
         width: partial boards kept at every cell (time and memory grow linearly with it).
         seed: breaks ties between equally good extensions.
         max_width: where few pieces are left, keep up to this many boards, as many as the same
-            work per cell affords (None: `width` everywhere). Memory: about 1 KB per board.
+            work per cell affords (None: `width` everywhere). Memory: about 150 bytes per board
+            kept at a cell, and 6 bytes per board and cell of history (0.5 GB for the defaults).
         order: the order cells are filled in: "frame_first" or "rows" (see ORDERS).
 
     Its work counts the candidates priced (a piece in one turn, tried in one cell), over every beam
@@ -454,19 +568,23 @@ class Beam(BoardBuilder):
         if order not in ORDERS:
             raise InputError(f"optimizer.order must be one of {', '.join(ORDERS)}, got {order!r}")
         self.width, self.seed, self.max_width, self.order = width, seed, max_width, order
+        self.time_limit: float | None = None  # construct's limit when given none (a pipeline's share)
         self.name = "beam"
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         warm_up()
 
     def seeded(self, seed: int) -> Beam:
-        return Beam(self.width, seed, self.max_width, self.order)
+        beam = Beam(self.width, seed, self.max_width, self.order)
+        beam.time_limit = self.time_limit
+        return beam
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
         """The best board of the beam, checked (each piece once, pre-placed pieces kept); within
         `seconds` of the call, the best of beams as wide as fit (stop reason "seconds" when the
         configured width did not)."""
         started = time.perf_counter()
+        seconds = self.time_limit if seconds is None else seconds
         puzzle = self._require(puzzle)
         prepared = Prepared(puzzle.table, puzzle.n, puzzle.preplaced, self.order)
         if seconds is None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from core import Face, InputError
 from core.objective import Objective
-from heuristics.beam import MAX_WIDTH, WIDTH, Beam
+from heuristics.beam import Beam
 from heuristics.board_file import BoardFile
 from heuristics.edge_greedy import BoardBuilder, Greedy
 from heuristics.local_search import KERNEL_PARAMS, Chain, Pace, check_start, face_of, run_chains, start_chains
@@ -241,7 +241,10 @@ class WindowLNS(Chains):
 class BeamRefine(WindowLNS):
     """The pipeline: a beam builds the board (`width`, `max_width`, `order`: heuristics/beam.py; its
     ties drawn from the run's seed), then `chains` window-LNS chains refine it, one per core, within
-    the rest of the budget. Every setting counts work, not time, so a seed gives the same run anywhere
+    the rest of the budget. Under a time budget the beam takes at most `beam_share` of it (the widest
+    beams that fit, up to the configured width; heuristics/beam.py `beam_within`); under an evaluation
+    budget it is the configured beam. The defaults are sized for 10 minutes on two cores (a beam of
+    100,000 widened to 10,000,000 on the official set). Every setting counts work, not time, so a seed gives the same run anywhere
     under an evaluation budget.
     """
 
@@ -249,9 +252,10 @@ class BeamRefine(WindowLNS):
 
     def __init__(
         self,
-        width: int = WIDTH,
-        max_width: int | None = MAX_WIDTH,
+        width: int = 100_000,
+        max_width: int | None = 10_000_000,
         order: str = "rows",
+        beam_share: float = 0.5,
         size: int = 2,
         cap: int = 20_000,
         focus: float = 0.8,
@@ -260,8 +264,15 @@ class BeamRefine(WindowLNS):
         chains: int = 2,
         exchange: int = 8,
     ):
-        self.beam = Beam(width, 0, max_width, order)
+        if not 0 < beam_share <= 1:
+            raise InputError(f"optimizer.beam_share must be in (0, 1], got {beam_share}")
+        self.beam, self.beam_share = Beam(width, 0, max_width, order), beam_share
         super().__init__(size, cap, focus, extra, chunk, chains, exchange, start="beam")
 
     def builder(self) -> BoardBuilder:
         return self.beam
+
+    def run(self, objective: Objective, rng: np.random.Generator) -> None:
+        seconds = objective.budget.seconds
+        self.beam.time_limit = None if seconds is None else self.beam_share * seconds
+        super().run(objective, rng)
