@@ -210,7 +210,9 @@ class WindowLNS(Chains):
     """Large neighbourhood search with exact repair: windows of `size` x `size` cells lifted and re-filled
     with `extra` lone cells from anywhere (their pieces join the re-fill) by branch and bound (the face's
     `window` kernel, puzzles/edge_matching/windows.py), each re-solve pricing at most `cap`
-    placements; a window sits on a mismatch with probability `focus`. A re-fill
+    placements; a window sits on a mismatch with probability `focus`. The lone cells hold the pieces
+    that best fit the window's open joins. With probability `kick` a window instead takes the first
+    re-fill found within two joins of the board, worse or not (a kick off a local optimum). A re-fill
     that ties the board is taken, so chains walk plateaus; every placement priced is one evaluation.
     """
 
@@ -224,6 +226,7 @@ class WindowLNS(Chains):
         cap: int = 20_000,
         focus: float = 0.8,
         extra: int = 6,
+        kick: float = 0.0,
         chunk: int = CHUNK,
         chains: int = 1,
         exchange: int = 8,
@@ -234,7 +237,9 @@ class WindowLNS(Chains):
             raise InputError(f"optimizer.focus must be a probability in [0, 1], got {focus}")
         if extra < 0:
             raise InputError(f"optimizer.extra must be 0 or more, got {extra}")
-        params = {"size": size, "cap": cap, "focus": focus, "extra": extra}
+        if not 0 <= kick <= 1:
+            raise InputError(f"optimizer.kick must be a probability in [0, 1], got {kick}")
+        params = {"size": size, "cap": cap, "focus": focus, "extra": extra, "kick": kick}
         super().__init__(params, chunk, chains, exchange, start)
 
 
@@ -244,7 +249,8 @@ class BeamRefine(WindowLNS):
     the rest of the budget. Under a time budget the beam takes at most `beam_share` of it (the widest
     beams that fit, up to the configured width; heuristics/beam.py `beam_within`); under an evaluation
     budget it is the configured beam. The defaults are sized for 10 minutes on two cores (a beam of
-    100,000 widened to 10,000,000 on the official set). Every setting counts work, not time, so a seed gives the same run anywhere
+    200,000 widened to 20,000,000 on the official set: about 7 GB). The beam gets most of the time
+    because on its boards widening pays more than refining (see the README's Eternity II section). Every setting counts work, not time, so a seed gives the same run anywhere
     under an evaluation budget.
     """
 
@@ -252,14 +258,15 @@ class BeamRefine(WindowLNS):
 
     def __init__(
         self,
-        width: int = 100_000,
-        max_width: int | None = 10_000_000,
+        width: int = 200_000,
+        max_width: int | None = 20_000_000,
         order: str = "rows",
-        beam_share: float = 0.5,
+        beam_share: float = 0.8,
         size: int = 2,
         cap: int = 20_000,
         focus: float = 0.8,
         extra: int = 6,
+        kick: float = 0.0,
         chunk: int = CHUNK,
         chains: int = 2,
         exchange: int = 8,
@@ -267,7 +274,7 @@ class BeamRefine(WindowLNS):
         if not 0 < beam_share <= 1:
             raise InputError(f"optimizer.beam_share must be in (0, 1], got {beam_share}")
         self.beam, self.beam_share = Beam(width, 0, max_width, order), beam_share
-        super().__init__(size, cap, focus, extra, chunk, chains, exchange, start="beam")
+        super().__init__(size, cap, focus, extra, kick, chunk, chains, exchange, start="beam")
 
     def builder(self) -> BoardBuilder:
         return self.beam

@@ -22,7 +22,7 @@ from heuristics import kernels
 KERNEL_PARAMS = {
     "sa": ("t_start", "t_end", "period"),
     "ils": ("patience", "kick", "restart"),
-    "window": ("size", "cap", "focus", "extra"),  # the face's own kernel: LocalSearchFace.window
+    "window": ("size", "cap", "focus", "extra", "kick"),  # the face's own kernel: LocalSearchFace.window
 }
 STARTS = ("random", "greedy", "beam")  # an optimiser's `start`: the face's random board, or a built one
 

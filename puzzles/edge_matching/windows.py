@@ -23,7 +23,7 @@ from numba import njit
 from core.rng import randint, uniform
 from puzzles.edge_matching.local_search import turn_allowed, turning
 
-WINDOW_PARAMS = ("size", "cap", "focus", "extra")
+WINDOW_PARAMS = ("size", "cap", "focus", "extra", "kick")
 
 
 @njit(inline="always")
@@ -70,11 +70,14 @@ def _window(inst, st, rng, size, focus, extra):
         for s in range(4):
             if inst.nbr[4 * cells[i] + s] >= 0:
                 near[inst.nbr[4 * cells[i] + s]] = True
+    block, inside = c, np.zeros(n * m, np.bool_)
+    for i in range(c):
+        inside[cells[i]] = True
     for _ in range(4 * extra):
-        if c == cells.shape[0]:
+        if c == cells.shape[0] or block == 0:
             break
-        y = randint(rng, n * m)
-        if near[y] or inst.fixed[y] >= 0:
+        y = _fitting_cell(inst, st, rng, cells[randint(rng, block)], near, inside)
+        if y < 0:
             continue
         cells[c] = y
         c += 1
@@ -83,6 +86,39 @@ def _window(inst, st, rng, size, focus, extra):
             if inst.nbr[4 * y + s] >= 0:
                 near[inst.nbr[4 * y + s]] = True
     return cells[:c]
+
+
+@njit(cache=True)
+def _fitting_cell(inst, st, rng, x, near, inside):
+    """A cell away from the window (not `near`) whose piece, in some turn allowed on window cell x, shows
+    the most of the colours x's neighbours outside the window (not `inside`) show it (at random among the best; -1:
+    none shows any). Its piece joining the re-fill is the one most likely to mend x."""
+    N = inst.n * inst.m
+    want = np.full(4, -1, np.int64)
+    for s in range(4):
+        y = inst.nbr[4 * x + s]
+        if y >= 0 and not inside[y]:
+            want[s] = st[N + 4 * y + (s ^ 2)]
+    best, chosen, ties = 0, -1, 0
+    turns = turning(inst)
+    for y in range(N):
+        p = st[y] >> 2
+        if near[y] or inst.fixed[y] >= 0 or inst.piece_class[p] != inst.cell_class[x]:
+            continue
+        fit = 0
+        for r in range(4):
+            if turn_allowed(inst, p, x, r, turns):
+                f = 0
+                for s in range(4):
+                    f += want[s] >= 0 and inst.rc[4 * (4 * p + r) + s] == want[s]
+                fit = max(fit, f)
+        if fit > best:
+            best, chosen, ties = fit, y, 1
+        elif fit == best and fit > 0:
+            ties += 1
+            if randint(rng, ties) == 0:
+                chosen = y
+    return chosen
 
 
 @njit(cache=True)
@@ -123,7 +159,7 @@ def _outside_bound(inst, st, cells, pieces, inside, turns):
 
 
 @njit(cache=True)
-def resolve(inst, st, rng, cells, cap, turns):
+def resolve(inst, st, rng, cells, cap, turns, slack=0):
     """Re-fill `cells` with their own pieces, at least as well as they stand; (change, placements priced).
 
     Depth-first over the cells in order; a placement is priced against the cells outside the window
@@ -151,11 +187,13 @@ def resolve(inst, st, rng, cells, cap, turns):
     used = np.zeros(k, np.bool_)
     next_choice = np.zeros(k, np.int64)  # per depth: the next (piece index * 4 + turn) to try
     acc = np.zeros(k + 1, np.int64)
-    bound, found, priced, d = before + 1, False, 0, 0
+    bound, found, priced, d = before + 1 + slack, False, 0, 0
     while d >= 0:
         if d == k:
             bound, found = acc[k], True
             best_fill[:] = orient
+            if slack > 0:  # a kick: the first re-fill within the slack, worse or not
+                break
             d -= 1
             continue
         x, placed = cells[d], False
@@ -211,14 +249,15 @@ def window_search(inst, st, best, rng, ctl, params, max_moves, trace_e, trace_v)
     ctl[1] the board's fitness, ctl[2] the best's; every improvement of the best is traced and copied.
     """
     size, cap, focus = np.int64(params[0]), np.int64(params[1]), params[2]
-    extra, target = np.int64(params[3]), np.int64(params[4])
+    extra, kick, target = np.int64(params[3]), params[4], np.int64(params[5])
     turns = turning(inst)
     done, nt = 0, 0
     while done < max_moves and nt < trace_e.shape[0] and ctl[2] > target:
         cells = _window(inst, st, rng, size, focus, extra)
         if cells.shape[0] < 2:
             continue
-        change, priced = resolve(inst, st, rng, cells, min(cap, max_moves - done), turns)
+        slack = 2 if uniform(rng) < kick else 0
+        change, priced = resolve(inst, st, rng, cells, min(cap, max_moves - done), turns, slack)
         done += max(priced, 1)
         ctl[0] += max(priced, 1)
         ctl[1] += change
