@@ -147,10 +147,10 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
     boards there (`keeps`). Candidates of entry e go to slots from start[e], so the beam does not
     depend on the threads. Once another thread sets stop[0], it gives up before the next cell.
 
-    At a cell whose placed neighbours are its left and top alone (`lists.fast`), an entry first prices
-    only the orients that match its left or its top colour (`lists`), a tenth of its pool; any other
-    would cost two joins more. When those are too few to fill the beam, or a board two joins below
-    the threshold could gain by one, the cell is priced in full (`_full`).
+    At a cell whose placed neighbours are its left, its top or both (`lists.fast`), an entry first
+    prices only the orients that match its left or its top colour (`lists`), a tenth of its pool; any
+    other costs a join more for each placed neighbour. When those are too few to fill the beam, or a
+    board that many joins below the threshold could gain, the cell is priced in full (`_full`).
     """
     fast, starts, members = lists
     pool_mask, pool_orients, pool_count, cell_pool = pools
@@ -173,30 +173,38 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
         x, pool = order[i], cell_pool[order[i]]
         full = True
         if fast[i]:
-            at_left, at_top = slots[i, 0], slots[i, 1]
+            at_left, at_top = slots[i, 0], slots[i, 1]  # one may be -1: no placed neighbour there
             for e in numba.prange(size):  # matching candidates per entry
-                left, top = _shown(table, last[now, e, at_left], 2), _shown(table, last[now, e, at_top], 3)
+                left = _shown(table, last[now, e, at_left], 2) if at_left >= 0 else -1
+                top = _shown(table, last[now, e, at_top], 3) if at_top >= 0 else -1
                 count = 0
-                for j in range(starts[pool, 0, left], starts[pool, 0, left + 1]):
-                    count += _free(used[now, e], members[j] // turns)
-                for j in range(starts[pool, 1, top], starts[pool, 1, top + 1]):
-                    o = members[j]
-                    count += _free(used[now, e], o // turns) and _shown(table, o, 0) != left
+                if left >= 0:
+                    for j in range(starts[pool, 0, left], starts[pool, 0, left + 1]):
+                        count += _free(used[now, e], members[j] // turns)
+                if top >= 0:
+                    for j in range(starts[pool, 1, top], starts[pool, 1, top + 1]):
+                        o = members[j]
+                        count += _free(used[now, e], o // turns) and _shown(table, o, 0) != left
                 start[e + 1] = count
             for e in range(size):
                 start[e + 1] += start[e]
             for e in numba.prange(size):
-                left, top = _shown(table, last[now, e, at_left], 2), _shown(table, last[now, e, at_top], 3)
+                left = _shown(table, last[now, e, at_left], 2) if at_left >= 0 else -1
+                top = _shown(table, last[now, e, at_top], 3) if at_top >= 0 else -1
                 k = start[e]
                 for side in range(2):
                     shown = left if side == 0 else top
+                    if shown < 0:
+                        continue
                     for j in range(starts[pool, side, shown], starts[pool, side, shown + 1]):
                         o = members[j]
                         if not _free(used[now, e], o // turns) or (side == 1 and _shown(table, o, 0) == left):
                             continue
-                        add = _unmatched_edge(_shown(table, o, 0), left) + _unmatched_edge(
-                            _shown(table, o, 1), top
-                        )
+                        add = 0
+                        if left >= 0:
+                            add += _unmatched_edge(_shown(table, o, 0), left)
+                        if top >= 0:
+                            add += _unmatched_edge(_shown(table, o, 1), top)
                         c_entry[k], c_orient[k], c_cost[k] = e, o, cost[now, e] + add
                         k += 1
             k = start[size]
@@ -206,7 +214,8 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
                 threshold = 0
                 for j in range(keeps[i]):
                     threshold = max(threshold, c_cost[chosen[j]])
-                full = cost[now, :size].min() + 2 < threshold
+                omitted = (at_left >= 0) + (at_top >= 0)  # the least an orient matching neither would add
+                full = cost[now, :size].min() + omitted < threshold
         if full:
             out = (c_entry, c_orient, c_cost)
             _full(table, pools, fixed[x], x, slots[i], last[now], used[now], cost[now], size, start, out, cap)
@@ -294,7 +303,7 @@ def pools(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int):
 
 def colour_lists(table, orients, count, fixed, order, n: int):
     """The kernel's `lists`: (fast, starts, members). fast[i]: the cell at order[i] is free and its
-    placed neighbours are its left and top alone; members[starts[pool, side, c]:starts[pool, side, c + 1]]
+    placed neighbours are its left, its top or both; members[starts[pool, side, c]:starts[pool, side, c + 1]]
     are the pool's orients that show colour c on their left (side 0) or top (side 1)."""
     turns, colours = table.shape[1], int(table.max()) + 1
     starts = np.zeros((count.shape[0], 2, colours + 1), np.int64)
@@ -315,7 +324,7 @@ def colour_lists(table, orients, count, fixed, order, n: int):
         row, col = divmod(int(x), n)
         before = [position[x - 1] < i if col else False, position[x - n] < i if row else False]
         after = [col == n - 1 or position[x + 1] > i, row == n - 1 or position[x + n] > i]
-        fast[i] = fixed[x] < 0 and all(before) and all(after)
+        fast[i] = fixed[x] < 0 and any(before) and all(after)
     return fast, starts, np.array(members, np.int64)
 
 

@@ -321,11 +321,15 @@ def test_an_untimed_beam_is_one_beam_and_a_generous_budget_gives_its_board():
 def test_the_work_counts_every_candidate_priced(seed):
     """Turning pieces on a 3 x 3 board: a corner cell's candidates are the corner pieces not yet placed
     (one turn each puts their grey sides out), an edge cell's likewise, the centre's its piece in 4
-    turns. A beam of one prices them for one board, frame first (row order prices the centre by its
-    colour lists): corners and edges alternate, 4 + 4 + 3 + 3 + 2 + 2 + 1 + 1, then the centre 4: 24."""
+    turns. A beam of one prices them for one board, frame first, every cell in full: corners and edges
+    alternate, 4 + 4 + 3 + 3 + 2 + 2 + 1 + 1, then the centre 4: 24. Pricing by colour lists first
+    (the default) prices no more."""
     sides = EdgeMatching(n=3, colours=2, fix_centre=False, instance_seed=seed).sides
-    run = Prepared(turn_table(sides, True), 3, order="frame_first").run(1, seed, None)
-    assert run.finished and run.work == 24
+    prepared = Prepared(turn_table(sides, True), 3, order="frame_first")
+    listed = prepared.run(1, seed, None)
+    prepared.lists = (np.zeros_like(prepared.lists[0]), *prepared.lists[1:])  # every cell priced in full
+    run = prepared.run(1, seed, None)
+    assert run.finished and run.work == 24 and listed.work <= 24
 
 
 def test_exact_first_and_backtrack_honour_a_time_budget():
