@@ -119,6 +119,12 @@ RUN: dict[str, list[str]] = {
     ],
     "python -m experiments.run puzzle=eternity2 optimizer=hybrid_vlns optimizer.chains=2 budget.seconds=600 "
     "budget.evaluations=null": ["budget.evaluations=20000"],
+    "python -m experiments.run puzzle=eternity2 optimizer=beam_refine budget.seconds=600 budget.evaluations=null": [
+        "optimizer.width=50",
+        "optimizer.max_width=500",
+        "budget.seconds=null",
+        "budget.evaluations=20000",
+    ],
     # Extending
     "python -m experiments.run optimizer=lahc optimizer.history=200": [],
     "python -m experiments.run puzzle=queens puzzle.n=30 optimizer=lahc": [],
