@@ -152,7 +152,7 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
     other costs a join more for each placed neighbour. When those are too few to fill the beam, or a
     board that many joins below the threshold could gain, the cell is priced in full (`_full`).
     """
-    fast, starts, members = lists
+    fast, starts, members, member_piece, member_left, member_top = lists
     pool_mask, pool_orients, pool_count, cell_pool = pools
     np.random.seed(seed)
     cells, turns, words = order.shape[0], table.shape[1], pool_mask.shape[1]
@@ -180,11 +180,10 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
                 count = 0
                 if left >= 0:
                     for j in range(starts[pool, 0, left], starts[pool, 0, left + 1]):
-                        count += _free(used[now, e], members[j] // turns)
+                        count += _free(used[now, e], member_piece[j])
                 if top >= 0:
                     for j in range(starts[pool, 1, top], starts[pool, 1, top + 1]):
-                        o = members[j]
-                        count += _free(used[now, e], o // turns) and _shown(table, o, 0) != left
+                        count += _free(used[now, e], member_piece[j]) and member_left[j] != left
                 start[e + 1] = count
             for e in range(size):
                 start[e + 1] += start[e]
@@ -197,15 +196,14 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
                     if shown < 0:
                         continue
                     for j in range(starts[pool, side, shown], starts[pool, side, shown + 1]):
-                        o = members[j]
-                        if not _free(used[now, e], o // turns) or (side == 1 and _shown(table, o, 0) == left):
+                        if not _free(used[now, e], member_piece[j]) or (side == 1 and member_left[j] == left):
                             continue
                         add = 0
                         if left >= 0:
-                            add += _unmatched_edge(_shown(table, o, 0), left)
+                            add += _unmatched_edge(member_left[j], left)
                         if top >= 0:
-                            add += _unmatched_edge(_shown(table, o, 1), top)
-                        c_entry[k], c_orient[k], c_cost[k] = e, o, cost[now, e] + add
+                            add += _unmatched_edge(member_top[j], top)
+                        c_entry[k], c_orient[k], c_cost[k] = e, members[j], cost[now, e] + add
                         k += 1
             k = start[size]
             priced += k
@@ -302,7 +300,7 @@ def pools(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int):
 
 
 def colour_lists(table, orients, count, fixed, order, n: int):
-    """The kernel's `lists`: (fast, starts, members). fast[i]: the cell at order[i] is free and its
+    """The kernel's `lists`: (fast, starts, members, and each member's piece, left and top colour). fast[i]: the cell at order[i] is free and its
     placed neighbours are its left, its top or both; members[starts[pool, side, c]:starts[pool, side, c + 1]]
     are the pool's orients that show colour c on their left (side 0) or top (side 1)."""
     turns, colours = table.shape[1], int(table.max()) + 1
@@ -325,7 +323,9 @@ def colour_lists(table, orients, count, fixed, order, n: int):
         before = [position[x - 1] < i if col else False, position[x - n] < i if row else False]
         after = [col == n - 1 or position[x + 1] > i, row == n - 1 or position[x + n] > i]
         fast[i] = fixed[x] < 0 and any(before) and all(after)
-    return fast, starts, np.array(members, np.int64)
+    members_array = np.array(members, np.int64)
+    piece, turn = np.divmod(members_array, turns)  # each member's piece and colours, read without a division
+    return fast, starts, members_array, piece, table[piece, turn, 0], table[piece, turn, 1]
 
 
 def ring_slots(order: np.ndarray, n: int) -> tuple[np.ndarray, int]:
