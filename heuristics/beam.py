@@ -72,28 +72,30 @@ def _check_fits(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int
 
 @numba.njit(cache=True, nogil=True)
 def _select(cost, keep):
-    """Indices of the `keep` lowest costs, ties at the threshold drawn at random."""
-    hist = np.zeros(cost.max() + 2, np.int64)
+    """Indices of the `keep` lowest costs, ties at the threshold drawn at random.
+
+    Costs are unmatched joins, so below 4096 on any board of up to 45 x 45 cells; the scan writes
+    without branching (every index is written, and kept only where its cost passes)."""
+    hist = np.zeros(4096, np.int64)
     for c in cost:
         hist[c] += 1
     threshold, below = 0, 0
     while below + hist[threshold] < keep:
         below += hist[threshold]
         threshold += 1
-    chosen, ties = np.empty(keep, np.int64), np.empty(hist[threshold], np.int64)
+    chosen, ties = np.empty(keep + 1, np.int64), np.empty(hist[threshold] + 1, np.int64)
     j = t = 0
     for i in range(cost.shape[0]):
-        if cost[i] < threshold:
-            chosen[j] = i
-            j += 1
-        elif cost[i] == threshold:
-            ties[t] = i
-            t += 1
+        c = cost[i]
+        chosen[j] = i
+        j += c < threshold
+        ties[t] = i
+        t += c == threshold
     for i in range(keep - j):  # the first keep - j of a random shuffle of the ties
         r = i + np.random.randint(t - i)
         ties[i], ties[r] = ties[r], ties[i]
         chosen[j + i] = ties[i]
-    return chosen
+    return chosen[:keep]
 
 
 _unmatched_edge = numba.njit(inline="always")(unmatched_edge)
