@@ -269,4 +269,4 @@ def window_search(inst, st, best, rng, ctl, params, max_moves, trace_e, trace_v)
     return done, nt
 
 
-window_search_compiled = njit(cache=True)(window_search)
+window_search_compiled = njit(cache=True, nogil=True)(window_search)  # chains run on threads
