@@ -21,14 +21,9 @@ import numpy as np
 from numba import njit
 
 from core.rng import randint, uniform
-from puzzles.edge_matching.local_search import turn_allowed, turning
+from puzzles.edge_matching.local_search import _unmatched, turn_allowed, turning
 
 WINDOW_PARAMS = ("size", "cap", "focus", "extra", "kick")
-
-
-@njit(inline="always")
-def _joins_unmatched(a, b):
-    return np.int64((a != b) | (a == 0))
 
 
 @njit(cache=True)
@@ -42,7 +37,7 @@ def _mismatched_cell(inst, st, rng, tries):
             continue
         for k in range(4):
             y = inst.nbr[4 * x + k]
-            if y >= 0 and _joins_unmatched(st[N + 4 * x + k], st[N + 4 * y + (k ^ 2)]):
+            if y >= 0 and _unmatched(st[N + 4 * x + k], st[N + 4 * y + (k ^ 2)]):
                 return x
     return x
 
@@ -130,7 +125,7 @@ def _cost_around(inst, st, cells, inside):
         for k in range(4):
             y = inst.nbr[4 * x + k]
             if y >= 0 and (not inside[y] or y > x):
-                f += _joins_unmatched(st[N + 4 * x + k], st[N + 4 * y + (k ^ 2)])
+                f += _unmatched(st[N + 4 * x + k], st[N + 4 * y + (k ^ 2)])
     return f
 
 
@@ -152,7 +147,7 @@ def _outside_bound(inst, st, cells, pieces, inside, turns):
                 for s in range(4):
                     y = inst.nbr[4 * x + s]
                     if y >= 0 and not inside[y]:
-                        f += _joins_unmatched(inst.rc[4 * o + s], st[N + 4 * y + (s ^ 2)])
+                        f += _unmatched(inst.rc[4 * o + s], st[N + 4 * y + (s ^ 2)])
                 least = min(least, f)
         rest[i] = rest[i + 1] + least
     return rest
@@ -218,9 +213,9 @@ def resolve(inst, st, rng, cells, cap, turns, slack=0):
                     j = local[y]
                     if orient[j] < 0 or j >= d:
                         continue
-                    add += _joins_unmatched(inst.rc[4 * o + s], inst.rc[4 * orient[j] + (s ^ 2)])
+                    add += _unmatched(inst.rc[4 * o + s], inst.rc[4 * orient[j] + (s ^ 2)])
                 else:
-                    add += _joins_unmatched(inst.rc[4 * o + s], st[N + 4 * y + (s ^ 2)])
+                    add += _unmatched(inst.rc[4 * o + s], st[N + 4 * y + (s ^ 2)])
             if acc[d] + add + rest[d + 1] >= bound:
                 continue
             orient[d], used[i], acc[d + 1] = o, True, acc[d] + add
