@@ -52,16 +52,15 @@ INNER, CW, CCW, IN = 0, 1, 2, 3  # kinds of side a turning piece offers (see `_s
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _key(cell, d, nb, shown, key_side, key_len, radix):
+def _key(d, shown, key_cell, key_face, key_len, radix):
     """The candidate-list key of the cell at depth d: its known neighbours' facing colours."""
     key = 0
     for j in range(key_len[d]):
-        s = key_side[d, j]
-        key = key * radix + shown[nb[cell, s], (s + 2) % 4]
+        key = key * radix + shown[key_cell[d, j], key_face[d, j]]
     return key
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, sign):
     """Place (sign 1) or lift (sign -1) candidate i's colours in the look-ahead's books: sides leave (or
     rejoin) the supply, open joins open or close. True when, placing, no colour is now short."""
@@ -86,14 +85,27 @@ def _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, rad
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
+def _checked(i, d, cell, nb, shows, shown, check_side):
+    """Does candidate i match the known sides its list's key leaves out (boards of many colours)?
+    Apart from the walk: a loop there, even one that never runs, slows the walk 2x."""
+    for j in range(4):
+        s = check_side[d, j]
+        if s < 0:
+            return True
+        if shows[i, s] != shown[nb[cell, s], (s + 2) % 4]:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk(geometry, lists, state, books, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
     """Depth-first search from `first_depth` (everything before it is placed) to `stop_depth`:
     (status, boards reached at stop_depth (up to `limit`), nodes). Status 1: the subtree is done or the
     limit reached; -1: out of nodes; -2: `stop[0]` was set (read every STOP_EVERY nodes, when the
     nodes walked so far are also written to `progress[0]`). record[k, :stop_depth]: the candidate
     chosen at each depth on the k-th board reached (rows beyond record's length are not kept)."""
-    order, nb, need, key_side, key_len, check_side, check_len, base = geometry
-    starts, piece_of, turn_of, shows, side_kind, radix, lookahead = lists
+    order, nb, need, key_cell, key_face, key_len, check_side, check_len, base = geometry
+    starts, piece_of, turn_of, shows, side_kind, radix = lists
     twin, used, shown, piece, turn, chosen, supply, demand = state
     nxt = np.zeros(stop_depth + 1, np.int64)
     end = np.zeros(stop_depth + 1, np.int64)
@@ -107,11 +119,11 @@ def _walk(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, sto
                 return 1, found, nodes
             fresh = False
             d -= 1
-            _lift(order[d], chosen[d], lists, nb, need, state)
+            _lift(order[d], chosen[d], lists, nb, need, state, books)
             continue
         cell = order[d]
         if fresh:
-            key = base[d] + _key(cell, d, nb, shown, key_side, key_len, radix)
+            key = base[d] + _key(d, shown, key_cell, key_face, key_len, radix)
             nxt[d], end[d] = starts[key], starts[key + 1]
         placed = False
         while nxt[d] < end[d]:
@@ -120,18 +132,12 @@ def _walk(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, sto
             p = piece_of[i]
             if used[p] or (twin[p] >= 0 and not used[twin[p]]):
                 continue
-            fits = True
-            for j in range(check_len[d]):
-                s = check_side[d, j]
-                fits &= shows[i, s] == shown[nb[cell, s], (s + 2) % 4]
-            if not fits:
+            if check_len[d] > 0 and not _checked(i, d, cell, nb, shows, shown, check_side):
                 continue
             piece[cell], turn[cell], used[p], chosen[d] = p, turn_of[i], True, i
             shown[cell] = shows[i]
-            if lookahead and not _counts_hold(
-                i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1
-            ):
-                _lift(cell, i, lists, nb, need, state)
+            if not books(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1):
+                _lift(cell, i, lists, nb, need, state, books)
                 continue
             placed = True
             break
@@ -149,34 +155,38 @@ def _walk(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, sto
             if d == first_depth:
                 return 1, found, nodes
             d -= 1
-            _lift(order[d], chosen[d], lists, nb, need, state)
+            _lift(order[d], chosen[d], lists, nb, need, state, books)
+
+
+@numba.njit(cache=True, nogil=True)
+def _no_books(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, sign):
+    """No look-ahead: every placement holds."""
+    return True
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _lift(cell, i, lists, nb, need, state):
+def _lift(cell, i, lists, nb, need, state, books):
     """Take candidate i off `cell`; the look-ahead's books first (they read which neighbours are empty:
     the same as when it was placed, since the walk lifts pieces in the reverse order it placed them)."""
-    starts, piece_of, turn_of, shows, side_kind, radix, lookahead = lists
+    starts, piece_of, turn_of, shows, side_kind, radix = lists
     twin, used, shown, piece, turn, chosen, supply, demand = state
     piece[cell] = NONE
-    if lookahead:
-        _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, -1)
+    books(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, -1)
     used[piece_of[i]] = False
     shown[cell, :] = -1
 
 
 @numba.njit(cache=True, nogil=True)
-def _replay(prefix, geometry, lists, state):
+def _replay(prefix, geometry, lists, state, books):
     """Place a job's prefix (a candidate per depth, from `_walk`'s record) on a fresh board."""
     order, nb, need = geometry[0], geometry[1], geometry[2]
-    piece_of, turn_of, shows, side_kind, radix, lookahead = lists[1:]
+    piece_of, turn_of, shows, side_kind, radix = lists[1:]
     twin, used, shown, piece, turn, chosen, supply, demand = state
     for d in range(prefix.shape[0]):
         i, cell = prefix[d], order[d]
         piece[cell], turn[cell], used[piece_of[i]], chosen[d] = piece_of[i], turn_of[i], True, i
         shown[cell] = shows[i]
-        if lookahead:
-            _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1)
+        books(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1)
 
 
 def neighbours(n: int, m: int) -> np.ndarray:
@@ -232,7 +242,14 @@ def spiral(n: int, m: int) -> np.ndarray:
     return np.array([x for k in range((min(n, m) + 1) // 2) for x in ring(n, m, k)], dtype=np.int64)
 
 
-ORDERS = {"short": short, "rows": rows, "columns": columns, "frame_first": frame_first, "spiral": spiral}
+def diagonal(n: int, m: int) -> np.ndarray:
+    """Anti-diagonals from the top-left corner, each from its top-right end: an inner cell meets its
+    frame neighbours' inward colours after a few placements, where rows place a whole frame row first."""
+    cells = sorted(range(n * m), key=lambda x: (x // m + x % m, x // m))
+    return np.array(cells, dtype=np.int64)
+
+
+ORDERS = {"short": short, "diagonal": diagonal, "rows": rows, "columns": columns, "frame_first": frame_first, "spiral": spiral}
 
 
 def _patterns(table: np.ndarray, nb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -396,9 +413,10 @@ class Board:
         table, f = self.table, len(self.order)
         position = np.full(self.n * self.m, -1, np.int64)
         position[self.order] = np.arange(f)
-        self.key_side = np.zeros((f, 4), np.int64)
+        self.key_cell = np.zeros((f, 4), np.int64)  # the neighbours whose colours key the list
+        self.key_face = np.zeros((f, 4), np.int64)  # and the side of theirs that faces the cell
         self.key_len = np.zeros(f, np.int64)
-        self.check_side = np.zeros((f, 4), np.int64)
+        self.check_side = np.full((f, 4), -1, np.int64)
         self.check_len = np.zeros(f, np.int64)
         self.base = np.zeros(f, np.int64)
         groups: dict[tuple, int] = {}
@@ -413,7 +431,9 @@ class Board:
             ]
             keyed = [s for j, s in enumerate(known) if self.radix ** (j + 1) <= KEY_CELLS]
             checked = known[len(keyed) :]
-            self.key_len[d], self.key_side[d, : len(keyed)] = len(keyed), keyed
+            self.key_len[d] = len(keyed)
+            self.key_cell[d, : len(keyed)] = self.nb[x, keyed]
+            self.key_face[d, : len(keyed)] = (np.array(keyed, np.int64) + 2) % 4
             self.check_len[d], self.check_side[d, : len(checked)] = len(checked), checked
             group = (int(self.cell_pattern[x]), tuple(keyed))
             if group not in groups:
@@ -476,7 +496,8 @@ class Board:
             self.order,
             self.nb,
             self.need,
-            self.key_side,
+            self.key_cell,
+            self.key_face,
             self.key_len,
             self.check_side,
             self.check_len,
@@ -491,8 +512,12 @@ class Board:
             self.shows,
             self.entry_kind,
             self.radix,
-            self.lookahead,
         )
+
+    def books(self):
+        """The look-ahead's bookkeeping, or none: a function argument, so each walk is compiled with or
+        without it (a flag tested in the walk, even when off, slowed it 2x)."""
+        return _counts_hold if self.lookahead else _no_books
 
     def fresh_state(self) -> tuple:
         """A job's own copy of everything the walk changes."""
@@ -518,7 +543,7 @@ class Board:
         """`_walk` on this board; returns (status, boards reached, nodes, record)."""
         record = np.zeros((keep, max(depth, 1)), np.int64)
         status, found, nodes = _walk(
-            self.geometry(), self.lists(), state, first, depth, limit, max_nodes, stop, progress, record
+            self.geometry(), self.lists(), state, self.books(), first, depth, limit, max_nodes, stop, progress, record
         )
         return status, found, nodes, record[: min(found, keep)]
 
@@ -563,7 +588,7 @@ def search(
         if flags[k]:
             return -2, 0, 0, np.zeros((0, f), np.int64)
         state = board.fresh_state()
-        _replay(prefixes[k], board.geometry(), board.lists(), state)
+        _replay(prefixes[k], board.geometry(), board.lists(), state, board.books())
         return board.walk(state, depth, f, limit, max_nodes, flags[k : k + 1], progress[k : k + 1], keep)
 
     results: dict[int, tuple] = {}
