@@ -98,12 +98,13 @@ def _checked(i, d, cell, nb, shows, shown, check_side):
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk(geometry, lists, state, books, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
+def _walk(geometry, lists, state, lookahead, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
     """Depth-first search from `first_depth` (everything before it is placed) to `stop_depth`:
     (status, boards reached at stop_depth (up to `limit`), nodes). Status 1: the subtree is done or the
     limit reached; -1: out of nodes; -2: `stop[0]` was set (read every STOP_EVERY nodes, when the
     nodes walked so far are also written to `progress[0]`). record[k, :stop_depth]: the candidate
     chosen at each depth on the k-th board reached (rows beyond record's length are not kept)."""
+    numba.literally(lookahead)  # compiled apart with and without: a flag tested in the walk slowed it 2x
     order, nb, need, key_cell, key_face, key_len, check_side, check_len, base = geometry
     starts, piece_of, turn_of, shows, side_kind, radix = lists
     twin, used, shown, piece, turn, chosen, supply, demand = state
@@ -119,7 +120,7 @@ def _walk(geometry, lists, state, books, first_depth, stop_depth, limit, max_nod
                 return 1, found, nodes
             fresh = False
             d -= 1
-            _lift(order[d], chosen[d], lists, nb, need, state, books)
+            _lift(order[d], chosen[d], lists, nb, need, state, lookahead)
             continue
         cell = order[d]
         if fresh:
@@ -136,8 +137,8 @@ def _walk(geometry, lists, state, books, first_depth, stop_depth, limit, max_nod
                 continue
             piece[cell], turn[cell], used[p], chosen[d] = p, turn_of[i], True, i
             shown[cell] = shows[i]
-            if not books(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1):
-                _lift(cell, i, lists, nb, need, state, books)
+            if lookahead and not _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1):
+                _lift(cell, i, lists, nb, need, state, lookahead)
                 continue
             placed = True
             break
@@ -155,29 +156,24 @@ def _walk(geometry, lists, state, books, first_depth, stop_depth, limit, max_nod
             if d == first_depth:
                 return 1, found, nodes
             d -= 1
-            _lift(order[d], chosen[d], lists, nb, need, state, books)
-
-
-@numba.njit(cache=True, nogil=True)
-def _no_books(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, sign):
-    """No look-ahead: every placement holds."""
-    return True
+            _lift(order[d], chosen[d], lists, nb, need, state, lookahead)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _lift(cell, i, lists, nb, need, state, books):
+def _lift(cell, i, lists, nb, need, state, lookahead):
     """Take candidate i off `cell`; the look-ahead's books first (they read which neighbours are empty:
     the same as when it was placed, since the walk lifts pieces in the reverse order it placed them)."""
     starts, piece_of, turn_of, shows, side_kind, radix = lists
     twin, used, shown, piece, turn, chosen, supply, demand = state
     piece[cell] = NONE
-    books(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, -1)
+    if lookahead:
+        _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, -1)
     used[piece_of[i]] = False
     shown[cell, :] = -1
 
 
 @numba.njit(cache=True, nogil=True)
-def _replay(prefix, geometry, lists, state, books):
+def _replay(prefix, geometry, lists, state, lookahead):
     """Place a job's prefix (a candidate per depth, from `_walk`'s record) on a fresh board."""
     order, nb, need = geometry[0], geometry[1], geometry[2]
     piece_of, turn_of, shows, side_kind, radix = lists[1:]
@@ -186,7 +182,8 @@ def _replay(prefix, geometry, lists, state, books):
         i, cell = prefix[d], order[d]
         piece[cell], turn[cell], used[piece_of[i]], chosen[d] = piece_of[i], turn_of[i], True, i
         shown[cell] = shows[i]
-        books(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1)
+        if lookahead:
+            _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1)
 
 
 def neighbours(n: int, m: int) -> np.ndarray:
@@ -514,10 +511,6 @@ class Board:
             self.radix,
         )
 
-    def books(self):
-        """The look-ahead's bookkeeping, or none: a function argument, so each walk is compiled with or
-        without it (a flag tested in the walk, even when off, slowed it 2x)."""
-        return _counts_hold if self.lookahead else _no_books
 
     def fresh_state(self) -> tuple:
         """A job's own copy of everything the walk changes."""
@@ -543,7 +536,7 @@ class Board:
         """`_walk` on this board; returns (status, boards reached, nodes, record)."""
         record = np.zeros((keep, max(depth, 1)), np.int64)
         status, found, nodes = _walk(
-            self.geometry(), self.lists(), state, self.books(), first, depth, limit, max_nodes, stop, progress, record
+            self.geometry(), self.lists(), state, self.lookahead, first, depth, limit, max_nodes, stop, progress, record
         )
         return status, found, nodes, record[: min(found, keep)]
 
@@ -588,7 +581,7 @@ def search(
         if flags[k]:
             return -2, 0, 0, np.zeros((0, f), np.int64)
         state = board.fresh_state()
-        _replay(prefixes[k], board.geometry(), board.lists(), state, board.books())
+        _replay(prefixes[k], board.geometry(), board.lists(), state, board.lookahead)
         return board.walk(state, depth, f, limit, max_nodes, flags[k : k + 1], progress[k : k + 1], keep)
 
     results: dict[int, tuple] = {}
