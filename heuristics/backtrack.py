@@ -31,8 +31,9 @@ import numba
 import numpy as np
 
 from core import Construction, ConstructivePuzzle, InputError, unmatched_edge
-from heuristics.beam import Beam, alarm, grey_patterns
-from heuristics.edge_greedy import DC, DR, EMPTY, BoardBuilder, start_board
+from heuristics.beam import Beam, alarm
+from heuristics.edge_greedy import DC, DR, EMPTY, BoardBuilder
+from heuristics.perfect_search import Board, neighbours, patterns, search, threads_available
 
 _unmatched = numba.njit(inline="always")(unmatched_edge)
 STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
@@ -53,18 +54,18 @@ class ExactResult:
 
 
 @numba.njit(cache=True, nogil=True)
-def _cost(cell, p, r, n, piece, rot, table):
+def _cost(cell, p, r, n, m, piece, rot, table):
     """Inner edges of `cell` that placing piece p (turned r) there dooms, counted once each.
 
     An edge fails when its sides differ or carry 0; a 0 facing an empty cell already dooms the
     edge, so it is counted now and not again when the neighbour comes.
     """
-    row, col, bad = cell // n, cell % n, 0
+    row, col, bad = cell // m, cell % m, 0
     for s in range(4):
         rr, cc = row + DR[s], col + DC[s]
-        if rr < 0 or rr >= n or cc < 0 or cc >= n:
+        if rr < 0 or rr >= n or cc < 0 or cc >= m:
             continue
-        q, a = rr * n + cc, table[p, r, s]
+        q, a = rr * m + cc, table[p, r, s]
         if piece[q] == EMPTY:
             bad += a == 0  # unmatched whatever comes
             continue
@@ -74,35 +75,35 @@ def _cost(cell, p, r, n, piece, rot, table):
 
 
 @numba.njit(cache=True, nogil=True)
-def _doomed(cells, piece, rot, table, n):
+def _doomed(cells, piece, rot, table, n, m):
     """Inner edges the pieces in `cells` already doom, each counted once (placed in turn; any order)."""
     board, bad = np.full_like(piece, EMPTY), 0
     for cell in cells:
-        bad += _cost(cell, piece[cell], rot[cell], n, board, rot, table)
+        bad += _cost(cell, piece[cell], rot[cell], n, m, board, rot, table)
         board[cell] = piece[cell]
     return bad
 
 
 @numba.njit(cache=True, nogil=True)
-def _needed(cell, side, n, piece, rot, table, any_colour):
-    """The colour `side` of `cell` must carry to match its filled neighbour, else any_colour."""
-    row, col = cell // n, cell % n
+def _needed(cell, side, m, piece, rot, table, any_colour):
+    """The colour `side` ([left, top]) of `cell` must carry to match its filled neighbour, else any_colour."""
+    row, col = cell // m, cell % m
     rr, cc = row + DR[side], col + DC[side]
-    if rr < 0 or cc < 0 or piece[rr * n + cc] == EMPTY:
+    if rr < 0 or cc < 0 or piece[rr * m + cc] == EMPTY:
         return any_colour
-    q = rr * n + cc
+    q = rr * m + cc
     b = table[piece[q], rot[q], (side + 2) % 4]
     return any_colour if b == 0 else b  # a 0 there already doomed the edge
 
 
 @numba.njit(cache=True, nogil=True)
-def _candidates(cell, slack, n, piece, rot, table, starts):
+def _candidates(cell, slack, m, piece, rot, table, starts):
     """(first, end) in the candidate index: with no slack left, only turns matching left and top."""
     width = int(np.sqrt(starts.shape[0] - 1))
     a = b = width - 1
     if slack == 0:
-        a = _needed(cell, 0, n, piece, rot, table, width - 1)
-        b = _needed(cell, 1, n, piece, rot, table, width - 1)
+        a = _needed(cell, 0, m, piece, rot, table, width - 1)
+        b = _needed(cell, 1, m, piece, rot, table, width - 1)
     key = a * width + b
     return starts[key], starts[key + 1]
 
@@ -120,6 +121,7 @@ def _search(
     border,
     table,
     n,
+    m,
     base,
     z0,
     b0,
@@ -142,7 +144,7 @@ def _search(
     zl = np.zeros(f + 1, dtype=np.int64)
     bl = np.zeros(f + 1, dtype=np.int64)
     bad[0], zl[0], bl[0] = base, z0, b0
-    nxt[0], end[0] = _candidates(cells[0], k - base, n, piece, rot, table, starts)
+    nxt[0], end[0] = _candidates(cells[0], k - base, m, piece, rot, table, starts)
     d, nodes, priced = 0, 0, 0
     while d >= 0:
         if d == f:
@@ -157,7 +159,7 @@ def _search(
                 continue
             priced += 1
             z, b = zl[d] - zeros[p], bl[d] - border[cell]
-            cost = bad[d] + _cost(cell, p, r, n, piece, rot, table)
+            cost = bad[d] + _cost(cell, p, r, n, m, piece, rot, table)
             if cost + (max(z - b, 0) + 1) // 2 <= k:
                 piece[cell], rot[cell], used[p] = p, r, True
                 bad[d + 1], zl[d + 1], bl[d + 1] = cost, z, b
@@ -170,70 +172,11 @@ def _search(
         if placed:
             d += 1
             if d < f:
-                nxt[d], end[d] = _candidates(cells[d], k - bad[d], n, piece, rot, table, starts)
+                nxt[d], end[d] = _candidates(cells[d], k - bad[d], m, piece, rot, table, starts)
         else:
             d -= 1
             if d >= 0:
                 used[piece[cells[d]]], piece[cells[d]] = False, EMPTY
-    return 0, nodes, priced
-
-
-@numba.njit(cache=True, nogil=True)
-def _perfect(
-    cells, piece, rot, used, twin, table, n, cell_key, starts, pieces, turns, shows, max_nodes, stop
-):
-    """Depth-first search for a perfect board, cells row-major: (status as `_search`'s, nodes, priced).
-
-    Why apart from `_search`: on a perfect board every grey side faces off the board (the callers
-    check that grey sides and border sides are equally many), so a cell's candidates are just the
-    orients of its kind whose left and top match its neighbours', read from `_kind_index`; only a
-    pre-placed neighbour to the right or below is left to check. 3-5x the nodes per second.
-    shows[i]: the colours [left, top, right, bottom] the i-th listed orient shows.
-    """
-    f, width = cells.shape[0], table.max() + 2  # as in `_by_key`
-    given = np.full((n * n, 4), -1, dtype=np.int64)  # colours each filled cell shows, -1: empty
-    for cell in range(n * n):
-        if piece[cell] != EMPTY:
-            given[cell] = table[piece[cell], rot[cell]]
-    nxt = np.zeros(f + 1, dtype=np.int64)
-    end = np.zeros(f + 1, dtype=np.int64)
-    d, nodes, priced, fresh = 0, 0, 0, True
-    while d >= 0:
-        if d == f:
-            return 1, nodes, priced
-        cell = cells[d]
-        if fresh:  # the orients of the cell's kind matching its left and top neighbours
-            a = given[cell - 1, 2] if cell % n > 0 and given[cell - 1, 2] >= 0 else width - 1
-            b = given[cell - n, 3] if cell >= n and given[cell - n, 3] >= 0 else width - 1
-            key = (cell_key[cell] * width + a) * width + b
-            nxt[d], end[d] = starts[key], starts[key + 1]
-        right = given[cell + 1, 0] if cell % n < n - 1 else -1
-        below = given[cell + n, 1] if cell + n < n * n else -1
-        placed = False
-        while nxt[d] < end[d]:
-            i = nxt[d]
-            nxt[d] += 1
-            p = pieces[i]
-            if used[p] or (twin[p] >= 0 and not used[twin[p]]):
-                continue
-            priced += 1
-            if (right < 0 or shows[i, 2] == right) and (below < 0 or shows[i, 3] == below):
-                piece[cell], rot[cell], used[p], given[cell] = p, turns[i], True, shows[i]
-                placed = True
-                break
-        nodes += 1
-        if nodes > max_nodes:
-            return -1, nodes, priced
-        if nodes % STOP_EVERY == 0 and stop[0] != 0:
-            return -2, nodes, priced
-        fresh = placed
-        if placed:
-            d += 1
-        else:
-            d -= 1
-            if d >= 0:
-                gone = cells[d]
-                used[piece[gone]], piece[gone], given[gone] = False, EMPTY, -1
     return 0, nodes, priced
 
 
@@ -258,22 +201,6 @@ def _index(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Candidates by (left colour, top colour), either of which may be 'any' (`_by_key`, one group)."""
     orients = np.arange(table.shape[0] * table.shape[1])
     return _by_key(table, orients, np.zeros_like(orients))
-
-
-def _kind_index(table: np.ndarray, n: int, skip: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Orients by (cell kind, left colour, top colour), either colour maybe 'any', for `_perfect`.
-
-    A cell's kind is its pattern of off-board sides; an orient is listed for a kind when its grey
-    sides are exactly those. Returns each cell's kind, starts as `_index` does, and the listed
-    orients' pieces, turns and the colours they show.
-    """
-    orient_pattern, cell_pattern = grey_patterns(table, n)
-    patterns, cell_key = np.unique(cell_pattern, return_inverse=True)
-    orients = np.flatnonzero(np.isin(orient_pattern, patterns) & ~skip.ravel())
-    kind = np.searchsorted(patterns, orient_pattern[orients])
-    starts, entries = _by_key(table, orients, kind)
-    pieces, turns = np.divmod(entries, table.shape[1])
-    return cell_key.astype(np.int64), starts, pieces, turns, table[pieces, turns]
 
 
 def _symmetries(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -312,36 +239,33 @@ class Setup:
     pattern: np.ndarray
 
 
-def setup(table, n: int, preplaced=None, grey_rule: bool = False) -> Setup:
-    """A fresh start for `_perfect` or `_search` (each fills the board it is given); `grey_rule`: only
-    legal boards under Eternity II's rules (grey sides exactly on the rim), `want` and `pattern`."""
+def setup(table, n: int, preplaced=None, grey_rule: bool = False, m: int | None = None) -> Setup:
+    """A fresh start for `_search` (it fills the board it is given); `grey_rule`: only legal boards
+    under Eternity II's rules (grey sides exactly on the rim), `want` and `pattern`."""
+    m = n if m is None else m
     table = np.ascontiguousarray(table, dtype=np.int64)
-    if table.ndim != 3 or table.shape[0] != n * n or table.shape[2] != 4:
-        raise ValueError(f"need an ({n * n}, turns, 4) turn table for n={n}, got shape {table.shape}")
+    if table.ndim != 3 or table.shape[0] != n * m or table.shape[2] != 4:
+        raise ValueError(f"need an ({n * m}, turns, 4) turn table for a {n} x {m} board, got shape {table.shape}")
     twin, skip = _symmetries(table)
-    piece, rot, used = start_board(n, len(table), preplaced)
-    base = _doomed(np.flatnonzero(piece != EMPTY), piece, rot, table, n)
+    given = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
+    piece, rot = np.full(n * m, EMPTY, np.int64), np.zeros(n * m, np.int64)
+    used = np.zeros(len(table), np.bool_)
+    piece[given[:, 0]], rot[given[:, 0]], used[given[:, 1]] = given[:, 1], given[:, 2], True
+    base = _doomed(np.flatnonzero(piece != EMPTY), piece, rot, table, n, m)
     todo = np.flatnonzero(piece == EMPTY)
     zeros = (table[:, 0] == 0).sum(axis=1).astype(np.int64)
-    rows, cols = np.divmod(np.arange(n * n), n)
-    border = (cols == 0).astype(np.int64) + (rows == 0) + (cols == n - 1) + (rows == n - 1)
+    nb = neighbours(n, m)
+    pattern, cell_pattern = patterns(table, nb)
+    border = (nb < 0).sum(axis=1).astype(np.int64)
     z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
-    pattern, cell_pattern = grey_patterns(table, n)
-    want = cell_pattern if grey_rule else np.full(n * n, -1, dtype=np.int64)
-    return Setup(table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip, want, pattern)
+    want = cell_pattern if grey_rule else np.full(n * m, -1, dtype=np.int64)
+    return Setup(table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip, want, pattern.ravel())
 
 
-def perfect(s: Setup, n: int, max_nodes: int, stop: np.ndarray) -> tuple[int, int, int]:
-    """`_perfect` from `s`: (status, nodes, candidates priced)."""
-    kind, starts, pieces, turns, shows = _kind_index(s.table, n, s.skip)
-    args = (s.todo, s.piece, s.rot, s.used, s.twin, s.table, n, kind, starts, pieces, turns, shows)
-    return _perfect(*args, max_nodes, stop)
-
-
-def deepening(s: Setup, n: int, k: int, index, max_nodes: int, stop: np.ndarray) -> tuple[int, int, int]:
+def deepening(s: Setup, n: int, m: int, k: int, index, max_nodes: int, stop: np.ndarray) -> tuple[int, int, int]:
     """`_search` from `s` for a board with at most k unmatched edges: (status, nodes, candidates priced)."""
     starts, entries = index
-    args = (k, s.todo, s.piece, s.rot, s.used, s.twin, s.skip, s.zeros, s.border, s.table, n, s.base)
+    args = (k, s.todo, s.piece, s.rot, s.used, s.twin, s.skip, s.zeros, s.border, s.table, n, m, s.base)
     return _search(*args, s.z0, s.b0, starts, entries, s.want, s.pattern, max_nodes, stop)
 
 
@@ -350,44 +274,48 @@ def solve_exact(
     n: int,
     preplaced=None,
     max_nodes: int = 50_000_000,
-    perfect_search: bool = True,
     seconds: float | None = None,
     grey_rule: bool = False,
+    m: int | None = None,
+    threads: int = 1,
 ) -> ExactResult:
     """The fewest unmatched inner edges, proved by iterative deepening (see the module docstring).
 
     Args:
-        table: (n*n, turns, 4) turn table (see the module docstring); one turn: pieces never turn.
+        table: (n*m, turns, 4) turn table (see the module docstring); one turn: pieces never turn.
         preplaced: rows (cell, piece, turns) already on the board.
         max_nodes: give up after this many search nodes in all; the result then says
             `optimal=False` and carries the proved lower bound.
-        perfect_search: look for a perfect board with `_perfect` (the same tree as the deepening
-            search's first step, walked 3-5x faster) where one may exist; False: the baseline.
         seconds: give up, as at max_nodes, once this time has passed (stop_reason "seconds").
         grey_rule: search legal boards only, under Eternity II's rules (grey sides exactly on the rim;
-            the perfect search's boards always are).
+            a perfect board always is).
+        m: columns (n: a square board).
+        threads: the perfect search's threads (heuristics/perfect_search.py); the deepening runs on one.
     """
-    s = setup(table, n, preplaced, grey_rule)
+    started, m = time.perf_counter(), n if m is None else m
+    s = setup(table, n, preplaced, grey_rule, m)
     spent = priced = 0
     k = s.base + (max(s.z0 - s.b0, 0) + 1) // 2
-    with alarm(seconds) as stop:
-        if perfect_search and k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
-            status, spent, priced = perfect(s, n, max_nodes, stop)
-            if status == 1:
-                return ExactResult(s.piece, s.rot, 0, True, 0, spent, priced)
-            if status < 0:
-                return _gave_up(0, spent, priced, status)
-            k = 1
-        index = _index(s.table)  # only the deepening steps need it
-        while k <= 2 * n * (n - 1):
-            status, nodes, tried = deepening(s, n, k, index, max_nodes - spent, stop)
+    if k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
+        answer = search(Board(table, n, m, preplaced), limit=1, threads=threads, max_nodes=max_nodes, seconds=seconds)
+        if answer.boards:
+            piece, rot = answer.boards[0]
+            return ExactResult(piece, rot, 0, True, 0, answer.nodes, answer.nodes)
+        if not answer.complete:
+            return _gave_up(0, answer.nodes, answer.nodes, -1 if answer.stop_reason == "max_nodes" else -2)
+        spent = priced = answer.nodes
+        k = 1
+    index = _index(s.table)  # only the deepening steps need it
+    with alarm(_left(seconds, started)) as stop:
+        while k <= 2 * n * m - n - m:
+            status, nodes, tried = deepening(s, n, m, k, index, max_nodes - spent, stop)
             spent, priced = spent + nodes, priced + tried
             if status == 1:
                 return ExactResult(s.piece, s.rot, k, True, k, spent, priced)
             if status < 0:
                 return _gave_up(k, spent, priced, status)
             k += 1
-    raise AssertionError("every board has at most 2n(n-1) unmatched edges")
+    raise AssertionError("every board has at most 2nm - n - m unmatched edges")
 
 
 def _gave_up(bound: int, nodes: int, priced: int, status: int) -> ExactResult:
@@ -401,11 +329,13 @@ def warm_up() -> None:
     """Compile both searches, or load them from numba's cache, on a 2 x 2 board with no perfect
     arrangement (so both run): a timed search then spends its time searching."""
     table = np.array([[[0, 0, 1, 1]], [[1, 0, 0, 2]], [[0, 1, 1, 0]], [[1, 1, 0, 0]]], dtype=np.int64)
-    if not (_perfect.signatures and _search.signatures):
+    if not _search.signatures:
         solve_exact(table, 2)
 
 
-def solve_puzzle(puzzle: ConstructivePuzzle, max_nodes: int, seconds: float | None) -> ExactResult:
+def solve_puzzle(
+    puzzle: ConstructivePuzzle, max_nodes: int, seconds: float | None, threads: int = 1
+) -> ExactResult:
     """`solve_exact` on a puzzle's board, under its rules where they apply."""
     return solve_exact(
         puzzle.table,
@@ -414,6 +344,8 @@ def solve_puzzle(puzzle: ConstructivePuzzle, max_nodes: int, seconds: float | No
         max_nodes,
         seconds=seconds,
         grey_rule=puzzle.rules is not None,
+        m=puzzle.m,
+        threads=threads,
     )
 
 
@@ -428,17 +360,21 @@ class Backtrack(BoardBuilder):
     Args:
         max_nodes: give up (with a one-line error stating the lower bound proved) after this many
             search nodes; small boards (up to about 6 x 6) need far fewer.
+        threads: the perfect search's threads (null: every core); the same board on any number.
 
     Its work counts search nodes. Under a time limit it gives up the same way when the time is spent:
-    an exact search has no board to show before it ends.
+    an exact search has no board to show before it ends. Any n x m board.
     """
 
     work_unit = "node"
+    rectangles = True
 
-    def __init__(self, max_nodes: int = 50_000_000):
+    def __init__(self, max_nodes: int = 50_000_000, threads: int | None = None):
         if max_nodes < 1:
             raise InputError(f"optimizer.max_nodes must be positive, got {max_nodes}")
-        self.max_nodes = max_nodes
+        if threads is not None and threads < 1:
+            raise InputError(f"optimizer.threads must be 1 or more (or null: every core), got {threads}")
+        self.max_nodes, self.threads = max_nodes, threads or threads_available()
         self.name = "backtrack"
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
@@ -450,8 +386,7 @@ class Backtrack(BoardBuilder):
         puzzle = self._require(puzzle)
         if seconds is not None:
             warm_up()  # a process's first search loads the kernels: on the clock, but not the search's
-        left = _left(seconds, started)
-        result = solve_puzzle(puzzle, self.max_nodes, left)
+        result = solve_puzzle(puzzle, self.max_nodes, _left(seconds, started), self.threads)
         if result.piece is None or result.rotation is None:
             spent = (
                 f"after {result.nodes:,} nodes (the optimum is at least {result.lower_bound} unmatched edges)"

@@ -249,7 +249,7 @@ def diagonal(n: int, m: int) -> np.ndarray:
 ORDERS = {"short": short, "diagonal": diagonal, "rows": rows, "columns": columns, "frame_first": frame_first, "spiral": spiral}
 
 
-def _patterns(table: np.ndarray, nb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def patterns(table: np.ndarray, nb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each (piece, turn)'s grey sides and each cell's off-board sides, a bit per side."""
     bits = 1 << np.arange(4)
     return ((table == 0) * bits).sum(axis=2), ((nb < 0) * bits).sum(axis=1)
@@ -354,7 +354,7 @@ class Board:
         self.twin = _classes(table, ~self.used)
         self.symmetry, banned = self._symmetry(symmetry and len(given) == 0)
         self.radix = int(table.max()) + 1
-        orient_pattern, self.cell_pattern = _patterns(table, self.nb)
+        orient_pattern, self.cell_pattern = patterns(table, self.nb)
         self.consistent = self._given_fit()
         kinds = [[_side_kind(int(k), s, self.turns) for s in range(4)] for k in range(16)]
         thin = any(
@@ -557,14 +557,14 @@ def search(
     max_nodes: int | None = None,
     seconds: float | None = None,
 ) -> Answer:
-    """Every perfect board (or the first `limit`), keeping the first `keep`; see the module docstring.
+    """Every perfect board (or at least `limit`), keeping the first `keep`; see the module docstring.
 
     On more than one thread the tree is split into jobs at the shallowest depth with
     JOBS_PER_THREAD jobs per thread; `max_nodes` and `seconds` stop the search (an incomplete answer).
     """
     started = time.perf_counter()
     threads = threads or threads_available()
-    limit = limit if limit is not None else np.iinfo(np.int64).max
+    limit = -(-limit // board.symmetry) if limit is not None else np.iinfo(np.int64).max  # each stands for its turns
     max_nodes = max_nodes if max_nodes is not None else np.iinfo(np.int64).max
     f = len(board.order)
     if not board.consistent:

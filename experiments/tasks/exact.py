@@ -29,6 +29,7 @@ from experiments.records import (
     write_table,
 )
 from experiments.solvers import offers, puzzles_offering
+from experiments.tasks import exact_boards
 from heuristics import exact_backends
 from heuristics.exact_cover import solution_limit
 
@@ -43,10 +44,20 @@ class Exact:
         draw: keep this many solutions of each case for the puzzle's pictures.
         count: count every solution of each case (puzzles whose figures need every solution
             always find them all).
+        max_nodes, seconds: edge-matching boards only (experiments/tasks/exact_boards.py): stop the
+            search there and report what it proved.
+        threads: an edge-matching board's search threads (null: every core); the same answer on any number.
     """
 
     def __init__(
-        self, backend: str = "algorithm_x", limit: int | None = None, draw: int = 1, count: bool = True
+        self,
+        backend: str = "algorithm_x",
+        limit: int | None = None,
+        draw: int = 1,
+        count: bool = True,
+        max_nodes: int | None = None,
+        seconds: float | None = None,
+        threads: int | None = None,
     ):
         exact_backends.check_backend(backend)
         if limit is not None:
@@ -55,7 +66,12 @@ class Exact:
             raise InputError(f"task.draw must be 0 or more, got {draw}")
         if draw == 0 and not count:
             raise InputError("nothing to do: set task.count=true or task.draw >= 1")
+        if max_nodes is not None and max_nodes < 1 or seconds is not None and seconds <= 0:
+            raise InputError(f"task.max_nodes and task.seconds must be positive, got {max_nodes}, {seconds}")
+        if threads is not None and threads < 1:
+            raise InputError(f"task.threads must be 1 or more (or null: every core), got {threads}")
         self.backend, self.limit, self.draw, self.count = backend, limit, draw, count
+        self.max_nodes, self.seconds, self.threads = max_nodes, seconds, threads
 
     def solve(self, puzzle: ExactPuzzle, case: dict[str, Any]) -> Answer:
         """One case's answer: its count and the solutions kept, as the puzzle's own rows."""
@@ -85,26 +101,34 @@ class Exact:
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         puzzle = build(cfg.puzzle, "puzzle")
-        if Face.EXACT not in offers(puzzle):
+        if Face.EXACT not in offers(puzzle) and Face.BOARD not in offers(puzzle):
             raise InputError(
-                f"task=exact needs {Face.EXACT.value}, which puzzle={component_name(cfg, 'puzzle', puzzle)} "
-                f"does not offer (puzzles that do: {', '.join(puzzles_offering(Face.EXACT))})"
+                f"task=exact needs {Face.EXACT.value} or {Face.BOARD.value}, which "
+                f"puzzle={component_name(cfg, 'puzzle', puzzle)} does not offer (puzzles that do: "
+                f"{', '.join(sorted(puzzles_offering(Face.EXACT) + puzzles_offering(Face.BOARD)))})"
             )
         start = time.perf_counter()
-        table, answers = self.table(puzzle, progress=cfg.progress)
-        report = puzzle.report(table, answers)
-        for name, content in report.files.items():
-            write_file(run_dir / name, content)
+        if Face.EXACT in offers(puzzle):
+            table, answers = self.table(puzzle, progress=cfg.progress)
+            report = puzzle.report(table, answers)
+            for name, content in report.files.items():
+                write_file(run_dir / name, content)
+            figures, text = report.figures, report.text
+        else:
+            figures, layouts = exact_boards.answer_board(
+                puzzle, self.limit, self.draw, self.max_nodes, self.seconds, self.threads
+            )
+            text = exact_boards.write_answer(puzzle, figures, layouts, run_dir)
         record = RunRecord(
             task="exact",
             seed=int(cfg.seed),
             puzzle=component_name(cfg, "puzzle", puzzle),
             config=config_columns(cfg, ("puzzle", "task")),
             seconds=time.perf_counter() - start,
-            extra=report.figures,
+            extra=figures,
         )
         row = write_record(run_dir, record)
-        print(report.text)
+        print(text)
         return row
 
 

@@ -1,0 +1,79 @@
+"""Task `exact` on an edge-matching board: every perfect board counted, or a proof that there is none
+and the optimum, each answer with the nodes walked, the time and what it proved.
+
+    python -m experiments.run task=exact puzzle=eternity2 puzzle.pieces_file=puzzles/data/eternity2/clue1.txt puzzle.starter=false task.limit=100
+
+The perfect search (heuristics/perfect_search.py) counts distinct perfect boards (all of them, or up to
+`task.limit`); a board with none is proved so, and then the deepening search (heuristics/backtrack.py)
+proves its optimum, the fewest unmatched joins. A capped search (task.max_nodes, task.seconds) reports
+what it proved by then: "at least this many boards", or the optimum's lower bound.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from core import ConstructivePuzzle
+from experiments.records import write_picture, write_table
+from heuristics.backtrack import solve_puzzle
+from heuristics.perfect_search import Board, search
+
+
+def answer_board(
+    puzzle: ConstructivePuzzle,
+    limit: int | None,
+    draw: int,
+    max_nodes: int | None,
+    seconds: float | None,
+    threads: int | None,
+) -> tuple[dict[str, Any], list]:
+    """The board's figures (one table row) and the layouts of its first `draw` perfect boards."""
+    started = time.perf_counter()
+    board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced)
+    found = search(board, limit, max(draw, 1), threads, max_nodes, seconds)
+    row: dict[str, Any] = {
+        "rows": puzzle.n,
+        "columns": puzzle.m,
+        "perfect_boards": found.count,
+        "all_counted": found.complete,
+        "symmetry": found.symmetry,
+        "nodes": found.nodes,
+        "stop_reason": found.stop_reason,
+    }
+    layouts = [puzzle.layout(piece, turn) for piece, turn in found.boards[:draw]]
+    if found.count:
+        row.update(optimum=0, lower_bound=0, proved="a perfect board" + ("; all counted" if found.complete else ""))
+    elif not found.complete:
+        row.update(optimum=None, lower_bound=0, proved="nothing: the search stopped first")
+    else:  # no perfect board: the optimum by the deepening search, in what is left of the caps
+        left = None if seconds is None else max(seconds - (time.perf_counter() - started), 0.0)
+        rest = None if max_nodes is None else max(max_nodes - found.nodes, 1)
+        best = solve_puzzle(puzzle, rest or 1 << 62, left, threads or 1)
+        row.update(
+            nodes=found.nodes + best.nodes,
+            optimum=best.unmatched if best.optimal else None,
+            lower_bound=max(best.lower_bound, 1),
+            proved=f"no perfect board; {'optimum' if best.optimal else 'optimum at least'} "
+            f"{best.unmatched if best.optimal else max(best.lower_bound, 1)} unmatched joins",
+            stop_reason=best.stop_reason,
+        )
+        if best.optimal and draw:
+            layouts = [puzzle.layout(best.piece, best.rotation)]
+    row["seconds"] = time.perf_counter() - started
+    return row, layouts
+
+
+def write_answer(puzzle, row: dict[str, Any], layouts: list, run_dir: Path) -> str:
+    """The answer's table (exact.parquet/.csv), a picture per board kept, and one line to print."""
+    write_table(pd.DataFrame([row]), run_dir / "exact.parquet")
+    for k, layout in enumerate(layouts):
+        write_picture(puzzle.draw(layout), run_dir / f"board_{k}.png")
+    counted = "all" if row["all_counted"] else "at least"
+    return (
+        f"{puzzle.name} {row['rows']} x {row['columns']}: {counted} {row['perfect_boards']:,} perfect boards; "
+        f"proved {row['proved']}; {row['nodes']:,} nodes, {row['seconds']:.2f} s ({row['stop_reason']})"
+    )
