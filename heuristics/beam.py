@@ -1,6 +1,6 @@
 """Beam search for edge-matching boards: the `width` best partial boards, cell by cell.
 
-Beam search fills the cells in a fixed order (`order`: row by row, as record Eternity II
+Beam search fills an n x m board's cells in a fixed order (`order`: row by row, as record Eternity II
 backtrackers scan, or the frame first, then the inner rows) and keeps, at every cell, the partial
 boards with the fewest unmatched edges so far (ties broken at random, from `seed`). A candidate is a
 piece in one of its turns (an orient); it fits a cell only when its grey sides, so turned, face
@@ -49,12 +49,14 @@ WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the
 SERIAL_WORK = 1_000_000  # a beam that prices at most this many candidates runs on one thread
 
 
-def grey_patterns(table: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def grey_patterns(table: np.ndarray, n: int, m: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each orient's grey pattern (a bit per grey side, orient = piece * turns + turn, from a turn
-    table[piece, turn, side]) and each cell's (a bit per side off the board)."""
+    table[piece, turn, side]) and each cell's (a bit per side off the board) on n rows of m cells
+    (m = n: a square)."""
+    m = n if m is None else m
     orients = ((table == 0) * (1 << np.arange(4))).sum(axis=2).ravel()
-    rows, cols = np.divmod(np.arange(n * n), n)
-    off = np.stack([cols == 0, rows == 0, cols == n - 1, rows == n - 1], axis=1)
+    rows, cols = np.divmod(np.arange(n * m), m)
+    off = np.stack([cols == 0, rows == 0, cols == m - 1, rows == n - 1], axis=1)
     return orients.astype(np.int64), (off * (1 << np.arange(4))).sum(axis=1).astype(np.int64)
 
 
@@ -74,7 +76,7 @@ def _check_fits(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int
 def _select(cost, keep):
     """Indices of the `keep` lowest costs, ties at the threshold drawn at random.
 
-    Costs are unmatched joins, so below 4096 on any board of up to 45 x 45 cells; the scan writes
+    Costs are unmatched joins, so below 4096 (`Prepared` refuses boards with more joins); the scan writes
     without branching (every index is written, and kept only where its cost passes)."""
     hist = np.zeros(4096, np.int64)
     for c in cost:
@@ -301,7 +303,7 @@ def pools(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int):
     return mask.view(np.int64), orients, count, cell_pool.astype(np.int64)
 
 
-def colour_lists(table, orients, count, fixed, order, n: int):
+def colour_lists(table, orients, count, fixed, order, n: int, m: int):
     """The kernel's `lists`: (fast, starts, members, and each member's piece, left and top colour). fast[i]: the cell at order[i] is free and its
     placed neighbours are its left, its top or both; members[starts[pool, side, c]:starts[pool, side, c + 1]]
     are the pool's orients that show colour c on their left (side 0) or top (side 1)."""
@@ -317,33 +319,33 @@ def colour_lists(table, orients, count, fixed, order, n: int):
                 starts[pool, side, c] = len(members)
                 members += [o for o in pool_orients if table[o // turns, o % turns, side] == c]
             starts[pool, side, colours] = len(members)
-    position = np.empty(n * n, np.int64)
-    position[order] = np.arange(n * n)
-    fast = np.zeros(n * n, np.bool_)
+    position = np.empty(n * m, np.int64)
+    position[order] = np.arange(n * m)
+    fast = np.zeros(n * m, np.bool_)
     for i, x in enumerate(order):
-        row, col = divmod(int(x), n)
-        before = [position[x - 1] < i if col else False, position[x - n] < i if row else False]
-        after = [col == n - 1 or position[x + 1] > i, row == n - 1 or position[x + n] > i]
+        row, col = divmod(int(x), m)
+        before = [position[x - 1] < i if col else False, position[x - m] < i if row else False]
+        after = [col == m - 1 or position[x + 1] > i, row == n - 1 or position[x + m] > i]
         fast[i] = fixed[x] < 0 and any(before) and all(after)
     members_array = np.array(members, np.int64)
     piece, turn = np.divmod(members_array, turns)  # each member's piece and colours, read without a division
     return fast, starts, members_array, piece, table[piece, turn, 0], table[piece, turn, 1]
 
 
-def ring_slots(order: np.ndarray, n: int) -> tuple[np.ndarray, int]:
+def ring_slots(order: np.ndarray, n: int, m: int) -> tuple[np.ndarray, int]:
     """(slots, ring): slots[i, s] is the ring slot of the neighbour across side s of the cell at order[i]
-    (-1: off the board or not yet placed); ring is the fewest placements a board must carry for every
-    cell to read its placed neighbours (n for rows)."""
-    position = np.empty(n * n, np.int64)
-    position[order] = np.arange(n * n)
-    reads = np.full((n * n, 4), -1, np.int64)  # the order position of each placed neighbour
+    (-1: off the board or not yet placed) on n rows of m cells; ring is the fewest placements a board
+    must carry for every cell to read its placed neighbours (m, a row, for rows)."""
+    position = np.empty(n * m, np.int64)
+    position[order] = np.arange(n * m)
+    reads = np.full((n * m, 4), -1, np.int64)  # the order position of each placed neighbour
     for i, x in enumerate(order):
-        row, col = divmod(int(x), n)
+        row, col = divmod(int(x), m)
         for s in range(4):
             r, c = row + DR[s], col + DC[s]
-            if 0 <= r < n and 0 <= c < n and position[r * n + c] < i:
-                reads[i, s] = position[r * n + c]
-    lags = np.arange(n * n)[:, None] - reads
+            if 0 <= r < n and 0 <= c < m and position[r * m + c] < i:
+                reads[i, s] = position[r * m + c]
+    lags = np.arange(n * m)[:, None] - reads
     ring = max(int(lags[reads >= 0].max(initial=1)), 1)
     return np.where(reads >= 0, reads % ring, -1), ring
 
@@ -377,19 +379,20 @@ def keep_schedule(count, cell_pool, fixed, order, width: int, max_width: int):
     return keeps, int(max(bound[0], (keeps[:-1] * bound[1:]).max()))
 
 
-def frame_first(n: int) -> np.ndarray:
-    """The frame clockwise from the top-left corner, then the inner cells row by row (on the seed's
-    boards, pieces fixed, a beam over this order leaves a few edges fewer than over plain rows)."""
-    frame = list(range(n)) + [r * n + n - 1 for r in range(1, n)]
-    frame += [(n - 1) * n + c for c in range(n - 2, -1, -1)] + [r * n for r in range(n - 2, 0, -1)]
-    inner = [r * n + c for r in range(1, n - 1) for c in range(1, n - 1)]
-    return np.array(frame + inner, dtype=np.int64)
+def frame_first(n: int, m: int) -> np.ndarray:
+    """The frame of n rows of m cells clockwise from the top-left corner, then the inner cells row by
+    row (on the seed's boards, pieces fixed, a beam over this order leaves a few edges fewer than over
+    plain rows). A board one cell thick is all frame: each cell once."""
+    frame = list(range(m)) + [r * m + m - 1 for r in range(1, n)]
+    frame += [(n - 1) * m + c for c in range(m - 2, -1, -1)] + [r * m for r in range(n - 2, 0, -1)]
+    inner = [r * m + c for r in range(1, n - 1) for c in range(1, m - 1)]
+    return np.array(list(dict.fromkeys(frame)) + inner, dtype=np.int64)
 
 
-def rows(n: int) -> np.ndarray:
+def rows(n: int, m: int) -> np.ndarray:
     """Row by row, frame cells with their row, as record Eternity II backtrackers scan (on the
     official set a beam over this order matches 3-6 joins more than over frame_first)."""
-    return np.arange(n * n, dtype=np.int64)
+    return np.arange(n * m, dtype=np.int64)
 
 
 ORDERS = {"rows": rows, "frame_first": frame_first}
@@ -426,23 +429,30 @@ class BeamRun:
 
 
 class Prepared:
-    """A board's kernel tables, built once for any number of beams over it (see `beam_search`)."""
+    """A board's kernel tables, built once for any number of beams over it (see `beam_search`); n rows
+    of m cells (m = n: a square)."""
 
-    def __init__(self, table: np.ndarray, n: int, preplaced=None, order: str = "rows"):
+    def __init__(self, table: np.ndarray, n: int, preplaced=None, order: str = "rows", m: int | None = None):
         self.table = np.ascontiguousarray(table, dtype=np.int64)
-        self.n, self.turns = n, self.table.shape[1]
-        orient_pattern, cell_pattern = grey_patterns(self.table, n)
-        self.fixed = np.full(n * n, -1, dtype=np.int64)
+        m = n if m is None else m
+        self.n, self.m, self.turns = n, m, self.table.shape[1]
+        if 2 * n * m - n - m >= 4096:  # `_select` counts costs, unmatched joins, below 4096
+            raise InputError(
+                f"beam search takes boards of fewer than 4096 inner joins (squares up to 45 x 45), this one "
+                f"is {n} x {m}: use a compiled optimizer (optimizer=sa_compiled)"
+            )
+        orient_pattern, cell_pattern = grey_patterns(self.table, n, m)
+        self.fixed = np.full(n * m, -1, dtype=np.int64)
         given = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
         self.fixed[given[:, 0]] = given[:, 1] * self.turns + given[:, 2]
         for piece in given[:, 1]:  # a pre-placed piece is nobody else's candidate
             orient_pattern[piece * self.turns : (piece + 1) * self.turns] = -1
         _check_fits(orient_pattern, np.delete(cell_pattern, given[:, 0]), self.turns)
         self.mask, self.orients, self.count, self.cell_pool = pools(orient_pattern, cell_pattern, self.turns)
-        self.cells = ORDERS[order](n)
+        self.cells = ORDERS[order](n, m)
         self.bound = candidate_bounds(self.count, self.cell_pool, self.fixed, self.cells)
-        self.lists = colour_lists(self.table, self.orients, self.count, self.fixed, self.cells, n)
-        self.ring = ring_slots(self.cells, n)
+        self.lists = colour_lists(self.table, self.orients, self.count, self.fixed, self.cells, n, m)
+        self.ring = ring_slots(self.cells, n, m)
 
     def schedule(self, width: int, max_width: int | None) -> tuple[np.ndarray, int]:
         """`keep_schedule` for this board."""
@@ -481,14 +491,16 @@ def beam_search(
     seed: int = 0,
     max_width: int | None = None,
     order: str = "rows",
+    m: int | None = None,
 ):
     """(piece per cell, turns per cell, unmatched inner edges) of the best board a beam finds.
 
     table: turn table[piece, turn, side] of colours [left, top, right, bottom] (one turn when pieces
-    never turn); preplaced: rows (cell, piece, turns) kept where they are; max_width: the most
-    boards kept where few pieces are left (default: `width` everywhere); order: a name in ORDERS.
+    never turn); n, m: the board's rows and columns (m = n: a square), cells row-major; preplaced:
+    rows (cell, piece, turns) kept where they are; max_width: the most boards kept where few pieces
+    are left (default: `width` everywhere); order: a name in ORDERS.
     """
-    prepared = Prepared(table, n, preplaced, order)
+    prepared = Prepared(table, n, preplaced, order, m)
     run = prepared.run(width, seed, max_width)
     return run.board // prepared.turns, run.board % prepared.turns, run.unmatched
 
@@ -574,6 +586,8 @@ class Beam(BoardBuilder):
     run. Under a time limit it widens beams up to `width` (see `beam_within`).
     """
 
+    rectangles = True  # every table follows the board's rows and columns (see Prepared)
+
     def __init__(
         self, width: int = WIDTH, seed: int = 0, max_width: int | None = MAX_WIDTH, order: str = "rows"
     ):
@@ -602,7 +616,7 @@ class Beam(BoardBuilder):
         started = time.perf_counter()
         seconds = self.time_limit if seconds is None else seconds
         puzzle = self._require(puzzle)
-        prepared = Prepared(puzzle.table, puzzle.n, puzzle.preplaced, self.order)
+        prepared = Prepared(puzzle.table, puzzle.n, puzzle.preplaced, self.order, puzzle.m)
         if seconds is None:
             run = prepared.run(self.width, self.seed, self.max_width)
             work, reason = run.work, "finished"

@@ -323,6 +323,7 @@ class BoardBuilder:
     needs = Face.BOARD
     work_unit = "placement"  # what `Construction.work` counts
     repeats_pieces = False  # may a board place a piece twice (the seed's greedy, kept faithful)?
+    rectangles = False  # builds n x m boards, not only squares
 
     def construct(self, puzzle, seconds: float | None = None) -> Construction:
         raise NotImplementedError
@@ -340,13 +341,14 @@ class BoardBuilder:
         return self
 
     def _require(self, puzzle) -> ConstructivePuzzle:
-        """The puzzle, if it offers what a constructive solver needs; else a one-line error."""
+        """The puzzle, if it offers what this solver needs (a square board, unless it builds rectangles);
+        else a one-line error."""
         if not isinstance(puzzle, ConstructivePuzzle):
             raise InputError(
                 f"optimizer={self.name} solves edge-matching puzzles only "
                 "(puzzle=edge_matching or puzzle=eternity)"
             )
-        if puzzle.m != puzzle.n:
+        if puzzle.m != puzzle.n and not self.rectangles:
             raise InputError(
                 f"optimizer={self.name} builds square boards only, this one is {puzzle.n} x {puzzle.m}; "
                 "use a compiled optimizer (optimizer=sa_compiled) for rectangular boards"

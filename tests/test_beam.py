@@ -1,5 +1,6 @@
 """Beam search and the exact-first solver: the seed's boards (pieces never turn) and turning pieces."""
 
+import hashlib
 import itertools
 import os
 import subprocess
@@ -29,7 +30,7 @@ from heuristics.beam import (
 )
 from heuristics.edge_greedy import Greedy
 from puzzles.edge_matching import EdgeMatching, count_unmatched, turn_table
-from puzzles.edge_matching.eternity2 import Eternity2
+from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -131,7 +132,7 @@ def test_keep_schedule_widens_where_few_candidates_are_left_and_bounds_them():
     fixed = np.full(256, -1)
     fixed[puzzle.preplaced[0, 0]] = puzzle.preplaced[0, 1] * 4 + puzzle.preplaced[0, 2]
     _, _, count, cell_pool = pools(orient_pattern, cell_pattern, 4)
-    keeps, cap = keep_schedule(count, cell_pool, fixed, ORDERS["rows"](16), 100, 10_000)
+    keeps, cap = keep_schedule(count, cell_pool, fixed, ORDERS["rows"](16, 16), 100, 10_000)
     assert cap == 100 * 4 * 195  # the first inner cell, the starter's piece taken
     assert keeps.min() == 100 and keeps[-2] == 10_000 and keeps[-1] == 100
     inner = np.array([r * 16 + c for r in range(1, 15) for c in range(1, 15) if r * 16 + c != 135])
@@ -354,7 +355,71 @@ def test_exact_first_and_backtrack_honour_a_time_budget():
 def test_a_kept_board_carries_only_the_placements_later_cells_read():
     """Row by row a cell reads its left and top neighbours, so a board carries its last n placements;
     frame first, the inner cells read the frame placed long before, so it carries more."""
-    slots, ring = ring_slots(rows(16), 16)
+    slots, ring = ring_slots(rows(16, 16), 16, 16)
     assert ring == 16
     assert slots[17].tolist() == [16 % 16, 1, -1, -1]  # cell (1, 1): left is position 16, top position 1
-    assert ring_slots(frame_first(16), 16)[1] > 16
+    assert ring_slots(frame_first(16, 16), 16, 16)[1] > 16
+
+
+# Square beams' boards (an orient per cell), costs and work (candidates priced), recorded with the code
+# before the beam took rectangles (commit 05d7412): the same seed and width must give them still.
+SQUARE_BOARDS = [  # (puzzle, (width, seed, max_width, order), (unmatched, work), board)
+    (
+        lambda: EdgeMatching(n=7, colours=4, instance_seed=7),
+        (20, 1, 500, "rows"),
+        (0, 21210),
+        "48 17 14 5 10 8 38 34 39 35 16 4 21 45 31 0 28 37 32 1 24 41 36 19 25 6 12 15 2 42 18 40 23 9 33 3 20 44 29 26 22 46 13 43 11 27 30 47 7",
+    ),
+    (
+        lambda: EdgeMatching(n=6, colours=4, rotations=True, fix_centre=False, instance_seed=2),
+        (30, 0, None, "rows"),
+        (4, 9114),
+        "92 117 2 66 71 96 114 86 100 127 46 7 133 33 80 55 41 9 19 30 107 122 27 109 57 51 15 142 130 88 36 23 61 73 78 138",
+    ),
+    (
+        lambda: EdgeMatching(n=6, colours=4, rotations=True, fix_centre=False, instance_seed=2),
+        (30, 0, None, "frame_first"),
+        (2, 11635),
+        "92 16 2 66 75 96 57 31 100 54 40 88 20 126 122 84 50 9 62 25 128 45 15 118 70 35 83 107 143 135 139 4 110 113 78 39",
+    ),
+    (
+        lambda: Eternity2Like(n=6, instance_seed=3, hints=([2, 3],)),
+        (100, 2, 2000, "rows"),
+        (5, 75792),
+        "19 131 110 125 46 40 82 123 57 10 137 20 31 98 62 118 74 143 14 85 39 64 0 33 106 24 54 5 69 77 101 114 91 132 93 49",
+    ),
+    (
+        lambda: Eternity2Like(n=6, instance_seed=3, hints=([2, 3],)),
+        (100, 2, 2000, "frame_first"),
+        (5, 95089),
+        "43 15 131 95 112 16 88 137 9 67 69 77 35 37 26 118 60 104 133 52 87 4 120 20 45 73 96 1 57 29 101 140 81 127 108 49",
+    ),
+]
+
+
+@pytest.mark.parametrize("make, settings, outcome, board", SQUARE_BOARDS)
+def test_square_beams_give_the_boards_they_gave_before_rectangles(make, settings, outcome, board):
+    """Unturned with the centre fixed, turning, and generated with a hint; both orders, widened or not;
+    the solver (which passes the puzzle's m) builds the same board for the same work."""
+    puzzle, (width, seed, max_width, order) = make(), settings
+    run = Prepared(puzzle.table, puzzle.n, puzzle.preplaced, order).run(width, seed, max_width)
+    assert (run.unmatched, run.work) == outcome and run.board.tolist() == list(map(int, board.split()))
+    built = Beam(width, seed, max_width, order).construct(puzzle)
+    assert np.array_equal(built.layout.piece * puzzle.table.shape[1] + built.layout.rotation, run.board)
+    assert built.work == run.work
+
+
+@pytest.mark.parametrize("order, digest", [("rows", "7464b24299734176"), ("frame_first", "ef84b25471141e68")])
+def test_the_official_set_s_kernel_tables_are_those_built_before_rectangles(order, digest):
+    """Every table the kernel reads (order, pre-placed orients, bounds, pools, colour lists, ring slots)
+    hashes as it did before rectangles (commit 05d7412); m defaults to n."""
+    puzzle = Eternity2()
+    prepared = Prepared(puzzle.table, 16, puzzle.preplaced, order)
+    tables = [prepared.cells, prepared.fixed, prepared.bound, prepared.mask, prepared.orients, prepared.count]
+    tables += [prepared.cell_pool, *prepared.lists, prepared.ring[0], [prepared.ring[1]]]
+    hashed = hashlib.sha256()
+    for table in tables:
+        hashed.update(np.ascontiguousarray(np.asarray(table, dtype=np.int64)).tobytes())
+    assert hashed.hexdigest()[:16] == digest
+    square, rectangle = grey_patterns(puzzle.table, 16), grey_patterns(puzzle.table, 16, 16)
+    assert all(np.array_equal(a, b) for a, b in zip(square, rectangle, strict=True))
