@@ -1,59 +1,226 @@
-"""Exact search speed on edge matching: the lean perfect-board search against the deepening search's
-first step (k = 0), which walk the same tree (tests/test_backtrack.py checks node for node).
+"""Exact edge matching: node rate, tree size per idea, the hardest 8 x 8 boards, the official clue
+puzzles and proofs of no board. Every board a search returns is checked (each piece once, grey only on
+the rim, pre-placed pieces kept) and re-scored: 0 unmatched joins.
 
-The boards are the colour sweep's hardest for exact search (the seed's instances, no turns, centre
-given): n = 13 at 8 colours and n = 15 at 10, where both sides run out of nodes; and, with turns,
-a generated Eternity-II-like 7 x 7. Each side is capped at the same number of nodes, so the
-ratio of times is the ratio of nodes per second. One core, CPU seconds.
+    python -m benchmarks.bench_exact_edge speed [--nodes 200000000] [--repeats 3]
+    python -m benchmarks.bench_exact_edge tree [--nodes 200000000]
+    python -m benchmarks.bench_exact_edge hardest [--instances 10] [--seconds 600] [--threads 2]
+    python -m benchmarks.bench_exact_edge clues [--seconds 600]
+    python -m benchmarks.bench_exact_edge none [--instances 5]
 
-    python -m benchmarks.bench_exact_edge [--nodes 200000000] [--repeats 3]
+The baseline is the row-scan perfect search the backtracker had before heuristics/perfect_search.py
+(benchmarks/row_scan.py), measured in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import tempfile
 import time
+from pathlib import Path
 
+import numpy as np
+
+from benchmarks.row_scan import first_board
 from benchmarks.timing import compare, report
 from experiments.tasks.colour_sweep import puzzle_for
-from heuristics.backtrack import solve_exact
+from heuristics.perfect_search import Board, search
 from puzzles.edge_matching import EdgeMatching
+from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
 
-BASELINE, OURS = "deepening search, k = 0", "perfect search"
+CLUES = "puzzles/data/eternity2/clue{}.txt"
 
 
-def boards() -> dict[str, EdgeMatching]:
-    """The colour sweep's hard boards, and one with turns."""
-    return {
-        "seed n=13, 8 colours, instance 0": puzzle_for(13, 8, 0),
-        "seed n=15, 10 colours, instance 0": puzzle_for(15, 10, 0),
-        "generated 7x7 with turns, 6 colours": EdgeMatching(n=7, colours=6, rotations=True, instance_seed=1),
+def checked(puzzle, answer) -> str:
+    """'checked' when every board of the answer is a legal perfect board of the puzzle; raises otherwise."""
+    for piece, turn in answer.boards:
+        unmatched = puzzle.score_layout(puzzle.layout(piece, turn))["unmatched_edges"]
+        assert unmatched == 0, f"a board with {unmatched} unmatched joins"
+    return "checked" if answer.boards else "no board"
+
+
+def speed(args) -> None:
+    """Nodes per second on one core: the same cap, boards where neither side finishes."""
+    boards = {
+        "generated 7x7 (3 frame + 6 inner colours), #3": Eternity2Like(n=7, instance_seed=3),
+        "generated 8x8 (3 frame + 8 inner colours), #0": Eternity2Like(n=8, instance_seed=0),
     }
+    for name, p in boards.items():
+        print(f"\n{name}, capped at {args.nodes:,} nodes, one core")
+        board = Board(p.table, p.n, p.m, p.preplaced, order="rows", lookahead=False, symmetry=False)
+        timings = compare(
+            {
+                "row scan (baseline)": lambda p=p: first_board(p.table, p.n, p.preplaced, args.nodes)[1],
+                "perfect_search rows": lambda b=board: (
+                    search(b, limit=1, threads=1, max_nodes=args.nodes).nodes
+                ),
+            },
+            repeats=args.repeats,
+            clock=time.process_time,
+        )
+        report(timings, "row scan (baseline)", work=args.nodes, unit="nodes")
+
+
+def graded() -> dict[str, EdgeMatching]:
+    """The graded set: generated Eternity-II-like 6x6 and 7x7 at the hardest colour counts, five each,
+    and the seed's unturned boards (centre given) near their phase transition."""
+    boards: dict[str, EdgeMatching] = {}
+    for n in (6, 7):
+        boards |= {f"e2-like {n}x{n} #{s}": Eternity2Like(n=n, instance_seed=s) for s in range(5)}
+    for n, colours in ((9, 6), (9, 7), (11, 7), (11, 8)):
+        boards[f"seed {n}x{n}, {colours} colours"] = puzzle_for(n, colours, 0)
+    return boards
+
+
+IDEAS = {  # name: Board settings; each adds one idea to plain rows
+    "rows, twins up to a turn": {"order": "rows", "lookahead": False, "symmetry": False},
+    "+ symmetry": {"order": "rows", "lookahead": False, "symmetry": True},
+    "+ symmetry + look-ahead": {"order": "rows", "lookahead": True, "symmetry": True},
+    "columns + symmetry": {"order": "columns", "lookahead": False, "symmetry": True},
+    "frame first + symmetry": {"order": "frame_first", "lookahead": False, "symmetry": True},
+    "spiral + symmetry": {"order": "spiral", "lookahead": False, "symmetry": True},
+    "diagonal + symmetry": {"order": "diagonal", "lookahead": False, "symmetry": True},
+    "bands of 2 rows + symmetry": {"order": "bands", "lookahead": False, "symmetry": True},
+}
+
+
+def tree(args) -> None:
+    """Nodes (and CPU seconds) to the first perfect board per idea on the graded set, one core; a capped
+    search counts as the cap (a lower bound on its nodes)."""
+    nodes: dict[str, list[int]] = {"row scan (baseline)": [], **{k: [] for k in IDEAS}}
+    seconds: dict[str, list[float]] = {k: [] for k in nodes}
+    for name, p in graded().items():
+        t = time.process_time()
+        status, walked = first_board(p.table, p.n, p.preplaced, args.nodes)
+        nodes["row scan (baseline)"].append(walked)
+        seconds["row scan (baseline)"].append(time.process_time() - t)
+        line = f"{name}: baseline {walked:,}{'' if status == 1 else ' (capped)'}"
+        for idea, settings in IDEAS.items():
+            t = time.process_time()
+            answer = search(
+                Board(p.table, p.n, p.m, p.preplaced, **settings), limit=1, threads=1, max_nodes=args.nodes
+            )
+            seconds[idea].append(time.process_time() - t)
+            nodes[idea].append(min(answer.nodes, args.nodes))
+            line += f" | {idea}: {answer.nodes:,}{'' if answer.boards else ' (capped)'} {checked(p, answer)}"
+        print(line, flush=True)
+    base = statistics.median(nodes["row scan (baseline)"])
+    print(f"\nmedian nodes to the first perfect board over {len(graded())} boards (cap {args.nodes:,}):")
+    for idea in nodes:
+        median = statistics.median(nodes[idea])
+        print(
+            f"  {idea}: {median:,.0f} nodes ({base / median:.1f}x fewer than the baseline), "
+            f"median {statistics.median(seconds[idea]):.2f} CPU s"
+        )
+    print("\nnodes to the end of the tree (every perfect board counted), one core:")
+    for s in range(5):
+        p = Eternity2Like(n=6, instance_seed=s)
+        line = f"e2-like 6x6 #{s}:"
+        for idea in ("rows, twins up to a turn", "+ symmetry", "+ symmetry + look-ahead"):
+            t = time.process_time()
+            answer = search(Board(p.table, p.n, p.m, p.preplaced, **IDEAS[idea]), threads=1)
+            line += (
+                f" | {idea}: {answer.count} boards, {answer.nodes:,} nodes, {time.process_time() - t:.2f} s"
+            )
+        print(line, flush=True)
+
+
+def hardest(args) -> None:
+    """Generated hardest 8 x 8 boards (3 frame + 8 inner colours), the first perfect board of each."""
+    solved, walls, node_counts = 0, [], []
+    for s in range(args.instances):
+        p = Eternity2Like(n=8, instance_seed=s)
+        board = Board(p.table, p.n, p.m, p.preplaced)
+        cpu = time.process_time()
+        answer = search(board, limit=1, threads=args.threads, seconds=args.seconds)
+        cpu = time.process_time() - cpu
+        solved += bool(answer.boards)
+        walls.append(answer.seconds if answer.boards else float("inf"))
+        node_counts.append(answer.nodes)
+        print(
+            f"8x8 #{s}: {'solved' if answer.boards else 'not solved'} ({checked(p, answer)}) in "
+            f"{answer.seconds:.1f} s wall, {cpu:.1f} CPU s, {answer.nodes:,} nodes, {answer.jobs} jobs",
+            flush=True,
+        )
+    print(
+        f"\nsolved {solved} of {args.instances} within {args.seconds:g} s each on {args.threads} threads; "
+        f"median wall {statistics.median(walls):.1f} s (unsolved count as more than the limit), "
+        f"median nodes {statistics.median(node_counts):,.0f}"
+    )
+
+
+def clues(args) -> None:
+    """The official clue puzzles: the first perfect board, then every one counted (within --seconds)."""
+    for k in (1, 2, 3, 4):
+        p = Eternity2(starter=False, pieces_file=CLUES.format(k))
+        board = Board(p.table, p.n, p.m, p.preplaced)
+        first = search(board, limit=1, threads=args.threads)
+        print(
+            f"clue {k} ({p.n} x {p.m}): first perfect board ({checked(p, first)}) after {first.nodes:,} nodes, "
+            f"{first.seconds:.2f} s",
+            flush=True,
+        )
+        every = search(board, keep=10, threads=args.threads, seconds=args.seconds)
+        total = "all" if every.complete else "at least"
+        print(
+            f"  counted: {total} {every.count:,} perfect boards (symmetry x{every.symmetry}; the first ten "
+            f"{checked(p, every)}), {every.nodes:,} nodes, {every.seconds:.1f} s ({every.stop_reason})",
+            flush=True,
+        )
+
+
+def none(args) -> None:
+    """Generated 6 x 6 boards changed so that no perfect board is left: one side recoloured (the colour
+    counts no longer pair up: proved without a node), or one inner piece mirrored (the same colours: proved
+    by the whole tree)."""
+    for s in range(args.instances):
+        base = Eternity2Like(n=6, instance_seed=s)
+        inner = int(np.flatnonzero((base.sides > 0).all(axis=1))[0])
+        for change in ("recoloured", "mirrored"):
+            sides = base.sides.copy()
+            if change == "recoloured":
+                sides[inner, 0] = sides[inner, 0] % base.inner_colours + base.frame_colours + 1
+            else:
+                sides[inner, [0, 2]] = sides[inner, [2, 0]]
+            p = from_sides(sides)
+            answer = search(Board(p.table, 6, 6, p.preplaced), threads=args.threads)
+            verdict = "no perfect board (proved)" if answer.none else f"{answer.count} perfect boards"
+            print(
+                f"6x6 #{s}, piece {inner} {change}: {verdict}; {answer.nodes:,} nodes, {answer.seconds:.3f} s",
+                flush=True,
+            )
+
+
+def from_sides(sides: np.ndarray) -> Eternity2:
+    """A puzzle of these pieces under Eternity II's rules, through a piece file as users load one."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "pieces.txt"
+        path.write_text(
+            "# order: left top right bottom\n" + "\n".join(" ".join(map(str, row)) for row in sides)
+        )
+        return Eternity2(starter=False, pieces_file=str(path), order="left top right bottom")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=200_000_000, help="node cap per search")
-    parser.add_argument("--repeats", type=int, default=3)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, fn in (
+        ("speed", speed),
+        ("tree", tree),
+        ("hardest", hardest),
+        ("clues", clues),
+        ("none", none),
+    ):
+        p = sub.add_parser(name, help=fn.__doc__.splitlines()[0])
+        p.set_defaults(fn=fn)
+        p.add_argument("--nodes", type=int, default=200_000_000, help="node cap per search (speed, tree)")
+        p.add_argument("--repeats", type=int, default=3)
+        p.add_argument("--instances", type=int, default=10 if name == "hardest" else 5)
+        p.add_argument("--seconds", type=float, default=600.0)
+        p.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
-    for name, p in boards().items():
-        print(f"\n{name}, capped at {args.nodes:,} nodes")
-
-        def search(perfect: bool, p=p):
-            return solve_exact(p.table, p.n, p.preplaced, args.nodes, perfect_search=perfect)
-
-        timings = compare(
-            {BASELINE: lambda: search(False), OURS: lambda: search(True)},
-            repeats=args.repeats,
-            clock=time.process_time,
-        )
-        nodes = {side: t.result.nodes for side, t in timings.items()}
-        assert nodes[BASELINE] == nodes[OURS], f"the sides walked different trees: {nodes}"
-        found = timings[OURS].result.unmatched
-        print(
-            f"nodes: {nodes[OURS]:,}; {'a perfect board found' if found == 0 else 'no board within the cap'}"
-        )
-        report(timings, BASELINE, work=nodes[OURS], unit="nodes")
+    args.fn(args)
 
 
 if __name__ == "__main__":

@@ -245,7 +245,9 @@ def setup(table, n: int, preplaced=None, grey_rule: bool = False, m: int | None 
     m = n if m is None else m
     table = np.ascontiguousarray(table, dtype=np.int64)
     if table.ndim != 3 or table.shape[0] != n * m or table.shape[2] != 4:
-        raise ValueError(f"need an ({n * m}, turns, 4) turn table for a {n} x {m} board, got shape {table.shape}")
+        raise ValueError(
+            f"need an ({n * m}, turns, 4) turn table for a {n} x {m} board, got shape {table.shape}"
+        )
     twin, skip = _symmetries(table)
     given = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
     piece, rot = np.full(n * m, EMPTY, np.int64), np.zeros(n * m, np.int64)
@@ -259,10 +261,14 @@ def setup(table, n: int, preplaced=None, grey_rule: bool = False, m: int | None 
     border = (nb < 0).sum(axis=1).astype(np.int64)
     z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
     want = cell_pattern if grey_rule else np.full(n * m, -1, dtype=np.int64)
-    return Setup(table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip, want, pattern.ravel())
+    return Setup(
+        table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip, want, pattern.ravel()
+    )
 
 
-def deepening(s: Setup, n: int, m: int, k: int, index, max_nodes: int, stop: np.ndarray) -> tuple[int, int, int]:
+def deepening(
+    s: Setup, n: int, m: int, k: int, index, max_nodes: int, stop: np.ndarray
+) -> tuple[int, int, int]:
     """`_search` from `s` for a board with at most k unmatched edges: (status, nodes, candidates priced)."""
     starts, entries = index
     args = (k, s.todo, s.piece, s.rot, s.used, s.twin, s.skip, s.zeros, s.border, s.table, n, m, s.base)
@@ -297,7 +303,9 @@ def solve_exact(
     spent = priced = 0
     k = s.base + (max(s.z0 - s.b0, 0) + 1) // 2
     if k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
-        answer = search(Board(table, n, m, preplaced), limit=1, threads=threads, max_nodes=max_nodes, seconds=seconds)
+        answer = search(
+            Board(table, n, m, preplaced), limit=1, threads=threads, max_nodes=max_nodes, seconds=seconds
+        )
         if answer.boards:
             piece, rot = answer.boards[0]
             return ExactResult(piece, rot, 0, True, 0, answer.nodes, answer.nodes)

@@ -97,14 +97,15 @@ def _checked(i, d, cell, nb, shows, shown, check_side):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
-def _walk(geometry, lists, state, lookahead, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
+@numba.njit(nogil=True, inline="always")
+def _walk(
+    geometry, lists, state, lookahead, first_depth, stop_depth, limit, max_nodes, stop, progress, record
+):
     """Depth-first search from `first_depth` (everything before it is placed) to `stop_depth`:
     (status, boards reached at stop_depth (up to `limit`), nodes). Status 1: the subtree is done or the
     limit reached; -1: out of nodes; -2: `stop[0]` was set (read every STOP_EVERY nodes, when the
     nodes walked so far are also written to `progress[0]`). record[k, :stop_depth]: the candidate
     chosen at each depth on the k-th board reached (rows beyond record's length are not kept)."""
-    numba.literally(lookahead)  # compiled apart with and without: a flag tested in the walk slowed it 2x
     order, nb, need, key_cell, key_face, key_len, check_side, check_len, base = geometry
     starts, piece_of, turn_of, shows, side_kind, radix = lists
     twin, used, shown, piece, turn, chosen, supply, demand = state
@@ -137,7 +138,9 @@ def _walk(geometry, lists, state, lookahead, first_depth, stop_depth, limit, max
                 continue
             piece[cell], turn[cell], used[p], chosen[d] = p, turn_of[i], True, i
             shown[cell] = shows[i]
-            if lookahead and not _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1):
+            if lookahead and not _counts_hold(
+                i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1
+            ):
                 _lift(cell, i, lists, nb, need, state, lookahead)
                 continue
             placed = True
@@ -157,6 +160,23 @@ def _walk(geometry, lists, state, lookahead, first_depth, stop_depth, limit, max
                 return 1, found, nodes
             d -= 1
             _lift(order[d], chosen[d], lists, nb, need, state, lookahead)
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_plain(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
+    """`_walk` without the look-ahead, compiled apart: a flag tested in the walk, even one always off,
+    slowed it 2x; here it is a constant the compiler removes."""
+    return _walk(
+        geometry, lists, state, False, first_depth, stop_depth, limit, max_nodes, stop, progress, record
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_books(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
+    """`_walk` with the look-ahead's books."""
+    return _walk(
+        geometry, lists, state, True, first_depth, stop_depth, limit, max_nodes, stop, progress, record
+    )
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -246,7 +266,29 @@ def diagonal(n: int, m: int) -> np.ndarray:
     return np.array(cells, dtype=np.int64)
 
 
-ORDERS = {"short": short, "diagonal": diagonal, "rows": rows, "columns": columns, "frame_first": frame_first, "spiral": spiral}
+def bands(n: int, m: int, height: int = 2) -> np.ndarray:
+    """Bands of `height` rows, each filled column by column: a frame row's loose pieces (one known side)
+    meet the inner cells below them after a placement or two, not after a whole row."""
+    return np.array(
+        [
+            r * m + c
+            for top in range(0, n, height)
+            for c in range(m)
+            for r in range(top, min(top + height, n))
+        ],
+        dtype=np.int64,
+    )
+
+
+ORDERS = {
+    "short": short,
+    "diagonal": diagonal,
+    "bands": bands,
+    "rows": rows,
+    "columns": columns,
+    "frame_first": frame_first,
+    "spiral": spiral,
+}
 
 
 def patterns(table: np.ndarray, nb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -352,9 +394,10 @@ class Board:
         self.shown[given[:, 0]] = table[given[:, 1], given[:, 2]]
         self.order = np.array([x for x in ORDERS[order](n, m) if self.piece[x] == NONE], np.int64)
         self.twin = _classes(table, ~self.used)
-        self.symmetry, banned = self._symmetry(symmetry and len(given) == 0)
+        self.symmetry, self.banned = self._symmetry(symmetry and len(given) == 0)
         self.radix = int(table.max()) + 1
-        orient_pattern, self.cell_pattern = patterns(table, self.nb)
+        self.orient_pattern, self.cell_pattern = patterns(table, self.nb)
+        orient_pattern = self.orient_pattern
         self.consistent = self._given_fit()
         kinds = [[_side_kind(int(k), s, self.turns) for s in range(4)] for k in range(16)]
         thin = any(
@@ -368,8 +411,9 @@ class Board:
                 q = self.nb[x, s]
                 if q >= 0:
                     self.need[x, s] = max(self.side_kinds[self.cell_pattern[q], (s + 2) % 4], 0)
-        self._lists(orient_pattern, banned)
+        self._lists(orient_pattern, self.banned)
         self._books()
+        self.consistent = self.consistent and (thin or self._balanced())
 
     def _symmetry(self, wanted: bool) -> tuple[int, dict[int, list[int]]]:
         """(boards each found board stands for, {cell pattern: pieces kept out of its cells}): a corner
@@ -488,6 +532,22 @@ class Board:
                 if q >= 0 and self.piece[q] == NONE and self.shown[x, s] > 0:
                     self.demand[self.need[x, s] * self.radix + self.shown[x, s]] += 1
 
+    def _balanced(self) -> bool:
+        """Can the sides left pair up, colour by colour? Along the rim every join takes a clockwise and a
+        counter-clockwise side; inside, an edge piece's inward side and an inner side, or two inner sides;
+        unturned pieces, a left and a right side or a top and a bottom one. (Pre-placed pieces' open joins
+        are taken first.) A board that fails is proved to have no perfect board without a node."""
+        rest = (self.supply - self.demand).reshape(-1, self.radix)[:, 1:]
+        if (rest < 0).any():
+            return False
+        if self.turns == 4:
+            inner, into = rest[INNER], rest[IN]
+            return bool(
+                (rest[CW] == rest[CCW]).all() and (inner >= into).all() and ((inner - into) % 2 == 0).all()
+            )
+        by_side = rest[4:].reshape(16, 4, -1).sum(axis=0)  # [side, colour] over every pattern
+        return bool((by_side[0] == by_side[2]).all() and (by_side[1] == by_side[3]).all())
+
     def geometry(self) -> tuple:
         return (
             self.order,
@@ -510,7 +570,6 @@ class Board:
             self.entry_kind,
             self.radix,
         )
-
 
     def fresh_state(self) -> tuple:
         """A job's own copy of everything the walk changes."""
@@ -535,8 +594,17 @@ class Board:
     def walk(self, state, first: int, depth: int, limit: int, max_nodes: int, stop, progress, keep: int):
         """`_walk` on this board; returns (status, boards reached, nodes, record)."""
         record = np.zeros((keep, max(depth, 1)), np.int64)
-        status, found, nodes = _walk(
-            self.geometry(), self.lists(), state, self.lookahead, first, depth, limit, max_nodes, stop, progress, record
+        status, found, nodes = (_walk_books if self.lookahead else _walk_plain)(
+            self.geometry(),
+            self.lists(),
+            state,
+            first,
+            depth,
+            limit,
+            max_nodes,
+            stop,
+            progress,
+            record,
         )
         return status, found, nodes, record[: min(found, keep)]
 
@@ -564,7 +632,9 @@ def search(
     """
     started = time.perf_counter()
     threads = threads or threads_available()
-    limit = -(-limit // board.symmetry) if limit is not None else np.iinfo(np.int64).max  # each stands for its turns
+    limit = (
+        -(-limit // board.symmetry) if limit is not None else np.iinfo(np.int64).max
+    )  # each stands for its turns
     max_nodes = max_nodes if max_nodes is not None else np.iinfo(np.int64).max
     f = len(board.order)
     if not board.consistent:

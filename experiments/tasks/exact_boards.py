@@ -46,7 +46,9 @@ def answer_board(
     }
     layouts = [puzzle.layout(piece, turn) for piece, turn in found.boards[:draw]]
     if found.count:
-        row.update(optimum=0, lower_bound=0, proved="a perfect board" + ("; all counted" if found.complete else ""))
+        row.update(
+            optimum=0, lower_bound=0, proved="a perfect board" + ("; all counted" if found.complete else "")
+        )
     elif not found.complete:
         row.update(optimum=None, lower_bound=0, proved="nothing: the search stopped first")
     else:  # no perfect board: the optimum by the deepening search, in what is left of the caps
