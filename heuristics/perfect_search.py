@@ -611,7 +611,7 @@ class Board:
         return status, found, nodes, record[: min(found, keep)]
 
 
-JOBS_PER_THREAD = 64  # enough jobs that the threads finish together
+JOBS = 256  # jobs the tree is split into: enough that the threads of a large machine finish together
 
 
 def threads_available() -> int:
@@ -629,8 +629,10 @@ def search(
 ) -> Answer:
     """Every perfect board (or at least `limit`), keeping the first `keep`; see the module docstring.
 
-    On more than one thread the tree is split into jobs at the shallowest depth with
-    JOBS_PER_THREAD jobs per thread; `max_nodes` and `seconds` stop the search (an incomplete answer).
+    The tree is split into JOBS jobs (`_split`) on any number of threads, so the answer and its nodes
+    are the same on any number: a job after the one that reaches `limit` is stopped, and its nodes are
+    not counted (on one thread it never starts). `max_nodes` and `seconds` stop the search early (an
+    incomplete answer); on more than one thread the node cap is read every few milliseconds.
     """
     started = time.perf_counter()
     threads = threads or threads_available()
@@ -641,44 +643,61 @@ def search(
     f = len(board.order)
     if not board.consistent:
         return Answer(0, [], 0, time.perf_counter() - started, "finished", board.symmetry)
-    depth, prefixes, spent = _split(board, threads, f)
-    flags = np.zeros(max(len(prefixes), 1), np.int64)
+    depth, prefixes, spent = _split(board, f)
+    flags = np.zeros(max(len(prefixes), 1), np.int64)  # per job: 1 time is up, 2 not needed, 3 node cap
     progress = np.zeros(max(len(prefixes), 1), np.int64)
     timer = threading.Timer(seconds, flags.fill, (1,)) if seconds is not None else None
     if timer is not None:
         timer.daemon = True
         timer.start()
 
-    def job(k: int):
+    def job(k: int, budget: int):
         if flags[k]:
             return -2, 0, 0, np.zeros((0, f), np.int64)
         state = board.fresh_state()
         _replay(prefixes[k], board.geometry(), board.lists(), state, board.lookahead)
-        return board.walk(state, depth, f, limit, max_nodes, flags[k : k + 1], progress[k : k + 1], keep)
+        return board.walk(state, depth, f, limit, budget, flags[k : k + 1], progress[k : k + 1], keep)
 
     results: dict[int, tuple] = {}
-    reason = "finished"
     try:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            pending = {pool.submit(job, k): k for k in range(len(prefixes))}
-            while pending:
-                done, _ = wait(pending, timeout=0.02, return_when=FIRST_COMPLETED)
-                for future in done:
-                    results[pending.pop(future)] = future.result()
-                reached = _reached(results, len(prefixes))
-                if reached is not None and _found_before(results, reached + 1) >= limit:
-                    flags[reached + 1 :] = 2  # later jobs cannot change the answer
-                walked = spent + sum(r[2] for r in results.values()) + progress.sum()
-                if walked > max_nodes and not flags.all():
-                    flags[:] = 3
+        if threads == 1:
+            for k in range(len(prefixes)):
+                walked = spent + sum(r[2] for r in results.values())
+                results[k] = job(k, max_nodes - walked)
+                if results[k][0] != 1 or _found_before(results, k + 1) >= limit:
+                    break
+        else:
+            _run_jobs(job, results, len(prefixes), threads, limit, max_nodes - spent, flags, progress)
     finally:
         if timer is not None:
             timer.cancel()
-    nodes = spent + sum(r[2] for r in results.values())
-    count, boards = 0, []
-    for k in range(len(prefixes)):  # in search order: the same answer on any thread count
-        status, found, _, record = results[k]
-        count += found
+    return _answer(board, results, prefixes, depth, spent, limit, flags, started)
+
+
+def _run_jobs(job, results: dict, jobs: int, threads: int, limit: int, budget: int, flags, progress) -> None:
+    """Run the jobs on a pool of threads, in order; stop later jobs once earlier ones reach `limit`."""
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        pending = {pool.submit(job, k, budget): k for k in range(jobs)}
+        while pending:
+            done, _ = wait(pending, timeout=0.02, return_when=FIRST_COMPLETED)
+            for future in done:
+                results[pending.pop(future)] = future.result()
+            reached = _reached(results, jobs)
+            if reached is not None and _found_before(results, reached + 1) >= limit:
+                flags[reached + 1 :] = np.maximum(flags[reached + 1 :], 2)  # they cannot change the answer
+            walked = sum(r[2] for r in results.values()) + progress.sum()
+            if walked > budget:
+                flags[flags == 0] = 3
+
+
+def _answer(
+    board: Board, results: dict, prefixes: list, depth: int, spent: int, limit: int, flags, started
+) -> Answer:
+    """The jobs' results read in search order, up to the job that reaches `limit` or stopped early."""
+    count, boards, nodes, reason = 0, [], spent, "finished"
+    for k in range(len(prefixes)):
+        status, found, walked, record = results[k]
+        count, nodes = count + found, nodes + walked
         boards += [board.board_of(np.concatenate([prefixes[k], row[depth:]])) for row in record]
         if count >= limit:
             count, reason = limit, "limit"
@@ -686,15 +705,8 @@ def search(
         if status != 1:
             reason = "seconds" if flags[k] == 1 else "max_nodes"
             break
-    return Answer(
-        count * board.symmetry,
-        boards,
-        int(nodes),
-        time.perf_counter() - started,
-        reason,
-        board.symmetry,
-        len(prefixes),
-    )
+    elapsed = time.perf_counter() - started
+    return Answer(count * board.symmetry, boards, int(nodes), elapsed, reason, board.symmetry, len(prefixes))
 
 
 def _reached(results: dict[int, tuple], jobs: int) -> int | None:
@@ -710,24 +722,22 @@ def _found_before(results: dict[int, tuple], k: int) -> int:
     return sum(results[j][1] for j in range(k))
 
 
-def _split(board: Board, threads: int, f: int) -> tuple[int, list[np.ndarray], int]:
+def _split(board: Board, f: int) -> tuple[int, list[np.ndarray], int]:
     """(depth, the partial boards there as candidates per depth, nodes walked to list them): the
-    shallowest depth with JOBS_PER_THREAD jobs per thread; one job, the whole tree, on one thread."""
-    if threads <= 1 or f == 0:
-        return 0, [np.zeros(0, np.int64)], 0
+    shallowest depth with JOBS partial boards (or the last), whatever the threads, so that the nodes
+    walked are the same on any number."""
     never = np.zeros(1, np.int64)
     spent = 0
-    for depth in range(1, f + 1):
+    for depth in range(f + 1):
         state = board.fresh_state()
         status, found, nodes, _ = board.walk(
             state, 0, depth, 1 << 62, 1 << 62, never, np.zeros(1, np.int64), 0
         )
         spent += nodes
-        if found >= JOBS_PER_THREAD * threads or depth == f or found == 0:
+        if found >= JOBS or depth == f or found == 0:
             state = board.fresh_state()
             _, found, nodes, record = board.walk(
                 state, 0, depth, 1 << 62, 1 << 62, never, np.zeros(1, np.int64), found
             )
-            spent += nodes
             return depth, list(record), spent  # at depth f, each job is a board with nothing left to walk
     raise AssertionError("unreachable")

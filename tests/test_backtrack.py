@@ -5,18 +5,15 @@ import numpy as np
 import pytest
 
 from heuristics.backtrack import (
-    STOP_EVERY,
     Backtrack,
     ExactFirst,
     _index,
-    _kind_index,
-    _symmetries,
     deepening,
-    perfect,
     setup,
     solve_exact,
 )
-from heuristics.beam import Beam, grey_patterns
+from heuristics.beam import Beam
+from heuristics.perfect_search import Board
 from puzzles.edge_matching import EdgeMatching, Layout, count_unmatched, turn_table
 
 
@@ -83,46 +80,19 @@ def test_running_out_of_nodes_reports_a_lower_bound_not_a_board():
     assert result.nodes <= 5001 and result.lower_bound == 1
 
 
-def _board_after(p, n, nodes, lean):
-    """The board (pieces and turns) a k = 0 search holds when it stops at its node cap: after its first
-    nodes + 1 nodes, as it was placing or lifting the last."""
-    s, never = setup(p.table, n, p.preplaced), np.zeros(1, np.int64)
-    if lean:
-        status, walked, _ = perfect(s, n, nodes, never)
-    else:
-        status, walked, _ = deepening(s, n, 0, _index(s.table), nodes, never)
-    assert status == -1 and walked == nodes + 1
-    return np.concatenate([s.piece, s.rot])
-
-
 @pytest.mark.parametrize("n, colours, rotations", [(9, 5, False), (7, 4, False), (5, 4, True), (5, 3, True)])
-def test_the_perfect_search_walks_the_deepening_search_tree_to_the_same_board(n, colours, rotations):
-    """The lean k = 0 search lists only fitting orients: the same nodes, in the same order. Stopped
-    after the same number of nodes, both hold the same board (each node places or lifts one piece, so
-    two walks that differed in order would differ there): every count up to 300, then 200 more."""
+def test_the_perfect_search_and_the_deepening_search_agree_on_a_perfect_board(n, colours, rotations):
+    """Two searches, two trees: the perfect search (heuristics/perfect_search.py) and the deepening
+    search's first step (k = 0) both find a perfect board where one exists, and it is legal."""
     p = EdgeMatching(n=n, colours=colours, rotations=rotations, fix_centre=not rotations, instance_seed=3)
     fast = solve_exact(p.table, n, p.preplaced)
-    baseline = solve_exact(p.table, n, p.preplaced, perfect_search=False)
-    assert fast.optimal and fast.unmatched == baseline.unmatched == 0
-    assert fast.nodes == baseline.nodes > 300
-    assert (fast.piece == baseline.piece).all() and (fast.rotation == baseline.rotation).all()
-    counts = sorted({*range(1, 300), *np.linspace(300, fast.nodes - 2, 200).astype(int).tolist()})
-    lean = [_board_after(p, n, k, True) for k in counts]
-    assert all(np.array_equal(a, _board_after(p, n, k, False)) for k, a in zip(counts, lean, strict=True))
-    assert len({tuple(a) for a in lean}) > len(counts) / 3  # the boards change as the walk goes on
-
-
-def test_two_walks_in_different_orders_hold_different_boards_at_the_same_node():
-    """What the test above relies on: a walk's order shows in the board it holds. The same pieces
-    listed in reverse are tried in reverse order: after 50 nodes, the board (named back in the first
-    listing) differs, while both walks end on a perfect board."""
-    p = EdgeMatching(n=5, colours=4, rotations=True, fix_centre=False, instance_seed=3)
-    backwards = EdgeMatching(n=5, colours=4, rotations=True, fix_centre=False, instance_seed=3)
-    backwards.table = np.ascontiguousarray(p.table[::-1])
-    assert solve_exact(backwards.table, 5).unmatched == solve_exact(p.table, 5).unmatched == 0
-    board, other = _board_after(p, 5, 50, True), _board_after(backwards, 5, 50, True)
-    other[:25] = np.where(other[:25] >= 0, 24 - other[:25], other[:25])  # piece q is piece 24 - q
-    assert not np.array_equal(board, other)
+    s = setup(p.table, n, p.preplaced)
+    status, walked, _ = deepening(s, n, n, 0, _index(s.table), 10**9, np.zeros(1, np.int64))
+    assert fast.optimal and fast.unmatched == 0 and status == 1
+    for piece, rotation in ((fast.piece, fast.rotation), (s.piece, s.rot)):
+        layout = Layout(n, piece, rotation)
+        p.check(layout)
+        assert p.fitness(p.encode(layout)) == 0
 
 
 def test_a_perfect_search_that_runs_out_says_only_that_no_perfect_board_was_ruled_out():
@@ -134,44 +104,40 @@ def test_a_perfect_search_that_runs_out_says_only_that_no_perfect_board_was_rule
 
 
 @pytest.mark.parametrize("rotations", [False, True])
-def test_the_candidate_index_lists_exactly_the_orients_of_each_kind_and_colours_in_order(rotations):
+def test_the_candidate_lists_hold_exactly_the_orients_that_fit_each_cell_in_order(rotations):
+    """Every depth's list, for every colour its known neighbours can show: the distinct turns of the
+    pieces whose grey sides are the cell's rim and whose known sides show those colours."""
     p = EdgeMatching(n=5, colours=3, rotations=rotations, fix_centre=False, instance_seed=4)
-    table = np.asarray(p.table, dtype=np.int64)
-    turns, skip = table.shape[1], _symmetries(table)[1]
-    cell_kind, starts, pieces, turns_listed, shows = _kind_index(table, 5, skip)
-    orient_pattern, cell_pattern = grey_patterns(table, 5)
-    width, any_colour = int(table.max()) + 2, int(table.max()) + 1
-    for cell in range(25):
-        for a in range(width):
-            for b in range(width):
-                key = (cell_kind[cell] * width + a) * width + b
-                listed = [pieces[i] * turns + turns_listed[i] for i in range(starts[key], starts[key + 1])]
-                expected = [
-                    o
-                    for o in range(table.shape[0] * turns)
-                    if orient_pattern[o] == cell_pattern[cell]
-                    and not skip[o // turns, o % turns]
-                    and a in (table[o // turns, o % turns, 0], any_colour)
-                    and b in (table[o // turns, o % turns, 1], any_colour)
-                ]
-                assert listed == expected
-                assert all(
-                    (shows[i] == table[pieces[i], turns_listed[i]]).all()
-                    for i in range(starts[key], starts[key + 1])
-                )
+    board = Board(p.table, 5, 5, symmetry=False)
+    table, radix = board.table, board.radix
+    for d, cell in enumerate(board.order):
+        sides = [int(s) for s in (board.key_face[d, : board.key_len[d]] + 2) % 4]
+        for key in range(radix ** len(sides)):
+            colours = [key // radix ** (len(sides) - 1 - j) % radix for j in range(len(sides))]
+            first, last = board.starts[board.base[d] + key], board.starts[board.base[d] + key + 1]
+            listed = list(zip(board.piece_of[first:last], board.turn_of[first:last], strict=True))
+            expected = [
+                (q, r)
+                for q in range(len(table))
+                for r in range(table.shape[1])
+                if board.orient_pattern[q, r] == board.cell_pattern[cell]
+                and not any((table[q, t] == table[q, r]).all() for t in range(r))
+                and all(table[q, r, s] == c for s, c in zip(sides, colours, strict=True))
+            ]
+            assert listed == expected
 
 
 def test_a_time_limit_ends_the_search_as_the_node_cap_does_with_its_reason():
     """The seed's 13 x 13 at 8 colours needs about 1.7e10 nodes: 0.3 s cannot finish it. The search
     gives up with the bound it proved (0), saying the time, not the cap, stopped it; the cap says so
-    too. The flag is read every STOP_EVERY nodes, so it stops within a few milliseconds of the limit."""
+    too. The flag is read every few thousand nodes, so it stops within a few milliseconds of the limit."""
     p = EdgeMatching(n=13, colours=8, rotations=False, fix_centre=True, instance_seed=0)
     solve_exact(p.table, 13, p.preplaced, max_nodes=10)  # load the kernels before the clock
     started = time.perf_counter()
     timed = solve_exact(p.table, 13, p.preplaced, max_nodes=10**15, seconds=0.3)
     assert 0.3 <= time.perf_counter() - started < 0.6
     assert timed.stop_reason == "seconds" and timed.piece is None and not timed.optimal
-    assert timed.lower_bound == 0 and timed.nodes > 10_000 and timed.nodes % STOP_EVERY == 0
+    assert timed.lower_bound == 0 and timed.nodes > 10_000
     capped = solve_exact(p.table, 13, p.preplaced, max_nodes=10_000)
     assert capped.stop_reason == "max_nodes" and capped.nodes == 10_001
 
