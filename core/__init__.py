@@ -207,7 +207,7 @@ def unmatched_edge(
 class ConstructivePuzzle(Protocol):
     """What an edge-matching puzzle offers a constructive solver (`ConstructiveSolver.solve`).
 
-    An n x m board (the solvers here build square ones), cells numbered row-major from the top-left. `table[p, r, s]` is the colour
+    An n x m board (the greedy and exact_first build square ones; the beam and the backtracker any n x m), cells numbered row-major from the top-left. `table[p, r, s]` is the colour
     piece p shows on side s ([left, top, right, bottom]; 0 is the border) in its r-th allowed
     clockwise quarter turn (r = 0 only, when `rotations` is false). `preplaced` rows are
     (cell, piece, turns) already on the board. `layout` makes the puzzle's board from a piece and a

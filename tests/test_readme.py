@@ -71,6 +71,10 @@ RUN: dict[str, list[str]] = {
     "python -m experiments.run +experiment=galakub": SMOKE,
     "python -m experiments.run +experiment=tune_sa_eternity2_like": SMOKE,
     "python -m experiments.run puzzle=queens task=exact": [],
+    "python -m experiments.run task=exact puzzle=eternity2 puzzle.pieces_file=puzzles/data/eternity2/clue1.txt "
+    "puzzle.starter=false task.limit=1000": [],
+    "python -m experiments.run puzzle=eternity2 puzzle.pieces_file=puzzles/data/eternity2/clue2.txt "
+    "puzzle.starter=false optimizer=backtrack": [],
     "python -m experiments.run puzzle=packing/free5 optimizer=sa_repack": ["budget.evaluations=2000"],
     # Sweeps, tuning, held-out check, your own folder, queries (over the runs here: the held-out check's
     # at least, run first on a pytest-xdist worker that has not run it)
@@ -145,7 +149,11 @@ RUN: dict[str, list[str]] = {
     "python -m benchmarks.bench_calendar_year": ["--dates", "3", "--cpsat-dates", "1", "--repeats", "1"],
     "python -m benchmarks.bench_galakub": ["--repeats", "1"],
     "python -m benchmarks.bench_launchers": ["--seeds", "1", "--evaluations", "100", "--repeats", "1"],
-    "python -m benchmarks.bench_exact_edge": ["--nodes", "10000", "--repeats", "1"],
+    "python -m benchmarks.bench_exact_edge speed": ["--nodes", "10000", "--repeats", "1"],
+    "python -m benchmarks.bench_exact_edge tree": ["--nodes", "20000"],
+    "python -m benchmarks.bench_exact_edge hardest": ["--instances", "1", "--seconds", "0.5"],
+    "python -m benchmarks.bench_exact_edge clues": ["--seconds", "0.5"],
+    "python -m benchmarks.bench_exact_edge none": ["--instances", "1"],
     "python -m benchmarks.bench_eternity2 speed": ["--repeats", "1"],
     "python -m benchmarks.bench_eternity2 official": ["--seconds", "0.5", "--seeds", "1"],
     "python -m benchmarks.bench_eternity2 generated": [
