@@ -320,7 +320,7 @@ def _classes(table: np.ndarray, free: np.ndarray) -> np.ndarray:
     """twin[p]: the free piece before p that is the same piece (up to a turn it may take), else -1."""
     twin = np.full(len(table), NONE, np.int64)
     last: dict[tuple, int] = {}
-    for p in np.flatnonzero(free):
+    for p in map(int, np.flatnonzero(free)):
         key = min(tuple(row) for row in table[p])
         twin[p] = last.get(key, NONE)
         last[key] = p
@@ -450,7 +450,7 @@ class Board:
                     return False
         return True
 
-    def _lists(self, orient_pattern: np.ndarray, banned: dict[int, int]) -> None:
+    def _lists(self, orient_pattern: np.ndarray, banned: dict[int, list[int]]) -> None:
         """Candidate lists per depth, keyed by the colours of the cell's known sides (neighbours placed
         earlier in the order or pre-placed); sides beyond KEY_CELLS keys are checked per candidate."""
         table, f = self.table, len(self.order)
@@ -503,8 +503,7 @@ class Board:
         pairs = np.concatenate(entries) if entries else np.zeros((0, 2), np.int64)
         self.piece_of, self.turn_of = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
         self.shows = table[self.piece_of, self.turn_of]
-        pattern = orient_pattern[self.piece_of, self.turn_of]
-        self.entry_kind = np.maximum(self.side_kinds[pattern], 0)
+        self.entry_kind = np.maximum(self.side_kinds[orient_pattern[self.piece_of, self.turn_of]], 0)
 
     def _distinct(self, p: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The (piece, turn) pairs given, without a turn that shows the same colours as an earlier one."""

@@ -63,7 +63,7 @@ def answer_board(
             f"{best.unmatched if best.optimal else max(best.lower_bound, 1)} unmatched joins",
             stop_reason=best.stop_reason,
         )
-        if best.optimal and draw:
+        if best.piece is not None and best.rotation is not None and draw:
             layouts = [puzzle.layout(best.piece, best.rotation)]
     row["seconds"] = time.perf_counter() - started
     return row, layouts
