@@ -31,9 +31,9 @@ import numba
 import numpy as np
 
 from core import Construction, ConstructivePuzzle, InputError, unmatched_edge
-from heuristics.beam import Beam, alarm
+from heuristics.beam import Beam, alarm, grey_patterns
 from heuristics.edge_greedy import DC, DR, EMPTY, BoardBuilder
-from heuristics.perfect_search import Board, neighbours, patterns, search, threads_available
+from heuristics.perfect_search import Board, neighbours, search, threads_available
 
 _unmatched = numba.njit(inline="always")(unmatched_edge)
 STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
@@ -256,9 +256,8 @@ def setup(table, n: int, preplaced=None, grey_rule: bool = False, m: int | None 
     base = _doomed(np.flatnonzero(piece != EMPTY), piece, rot, table, n, m)
     todo = np.flatnonzero(piece == EMPTY)
     zeros = (table[:, 0] == 0).sum(axis=1).astype(np.int64)
-    nb = neighbours(n, m)
-    pattern, cell_pattern = patterns(table, nb)
-    border = (nb < 0).sum(axis=1).astype(np.int64)
+    pattern, cell_pattern = grey_patterns(table, n, m)
+    border = (neighbours(n, m) < 0).sum(axis=1).astype(np.int64)
     z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
     want = cell_pattern if grey_rule else np.full(n * m, -1, dtype=np.int64)
     return Setup(

@@ -40,6 +40,7 @@ import numba
 import numpy as np
 
 from core import InputError
+from heuristics.beam import grey_patterns
 
 STOP_EVERY = 1 << 14  # nodes between two looks at the stop flag (and two progress reports)
 NONE = -1
@@ -291,12 +292,6 @@ ORDERS = {
 }
 
 
-def patterns(table: np.ndarray, nb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each (piece, turn)'s grey sides and each cell's off-board sides, a bit per side."""
-    bits = 1 << np.arange(4)
-    return ((table == 0) * bits).sum(axis=2), ((nb < 0) * bits).sum(axis=1)
-
-
 def _side_kind(pattern: int, s: int, turns: int) -> int:
     """What kind of side a piece in a cell of this pattern shows on side s, for the look-ahead's
     books: turning pieces offer inner sides, or along the rim clockwise / counter-clockwise sides and
@@ -398,7 +393,8 @@ class Board:
         self.twin = _classes(table, ~self.used)
         self.symmetry, self.banned = self._symmetry(symmetry and len(given) == 0)
         self.radix = int(table.max()) + 1
-        self.orient_pattern, self.cell_pattern = patterns(table, self.nb)
+        orients, self.cell_pattern = grey_patterns(table, n, m)
+        self.orient_pattern = orients.reshape(table.shape[:2])
         orient_pattern = self.orient_pattern
         self.consistent = self._given_fit()
         kinds = [[_side_kind(int(k), s, self.turns) for s in range(4)] for k in range(16)]
