@@ -720,19 +720,20 @@ def _found_before(results: dict[int, tuple], k: int) -> int:
 def _split(board: Board, f: int) -> tuple[int, list[np.ndarray], int]:
     """(depth, the partial boards there as candidates per depth, nodes walked to list them): the
     shallowest depth with JOBS partial boards (or the last), whatever the threads, so that the nodes
-    walked are the same on any number."""
-    never = np.zeros(1, np.int64)
-    spent = 0
-    for depth in range(f + 1):
-        state = board.fresh_state()
-        status, found, nodes, _ = board.walk(
-            state, 0, depth, 1 << 62, 1 << 62, never, np.zeros(1, np.int64), 0
-        )
-        spent += nodes
-        if found >= JOBS or depth == f or found == 0:
+    walked are the same on any number. Listed a level at a time, each level from the one before, so the
+    listing walks each partial board above that depth once (a narrow tree is not walked again per level)."""
+    never, progress = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    prefixes, depth, spent = [np.zeros(0, np.int64)], 0, 0
+    width = len(board.piece_of) + 1  # the most children a partial board can have
+    while 0 < len(prefixes) < JOBS and depth < f:
+        deeper = []
+        for prefix in prefixes:
             state = board.fresh_state()
+            _replay(prefix, board.geometry(), board.lists(), state, board.lookahead)
             _, found, nodes, record = board.walk(
-                state, 0, depth, 1 << 62, 1 << 62, never, np.zeros(1, np.int64), found
+                state, depth, depth + 1, 1 << 62, 1 << 62, never, progress, 1 << 20
             )
-            return depth, list(record), spent  # at depth f, each job is a board with nothing left to walk
-    raise AssertionError("unreachable")
+            spent += nodes
+            deeper += list(record)
+        prefixes, depth = deeper, depth + 1
+    return depth, prefixes, spent  # at depth f, each job is a board with nothing left to walk
