@@ -172,11 +172,13 @@ def clues(args) -> None:
 
 def none(args) -> None:
     """Generated 6 x 6 boards changed so that no perfect board is left: one side recoloured (the colour
-    counts no longer pair up: proved without a node), or one inner piece mirrored (the same colours: proved
-    by the whole tree)."""
+    counts no longer pair up: proved without a node), or one inner piece mirrored (the same colours, in an
+    order none of its turns shows: the whole tree, unless the mirror image fits somewhere)."""
     for s in range(args.instances):
         base = Eternity2Like(n=6, instance_seed=s)
-        inner = int(np.flatnonzero((base.sides > 0).all(axis=1))[0])
+        sides = base.sides
+        asymmetric = (sides > 0).all(axis=1) & (sides[:, 0] != sides[:, 2]) & (sides[:, 1] != sides[:, 3])
+        inner = int(np.flatnonzero(asymmetric)[0])  # its mirror image is none of its turns
         for change in ("recoloured", "mirrored"):
             sides = base.sides.copy()
             if change == "recoloured":
