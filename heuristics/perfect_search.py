@@ -53,11 +53,12 @@ INNER, CW, CCW, IN = 0, 1, 2, 3  # kinds of side a turning piece offers (see `_s
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _key(d, shown, key_cell, key_face, key_len, radix):
-    """The candidate-list key of the cell at depth d: its known neighbours' facing colours."""
+def _key(d, colours, key_at, key_len, radix):
+    """The candidate-list key of the cell at depth d: its known neighbours' facing colours (`colours`:
+    `shown` read flat, key_at[d, j]: a neighbour's cell * 4 + its facing side)."""
     key = 0
     for j in range(key_len[d]):
-        key = key * radix + shown[key_cell[d, j], key_face[d, j]]
+        key = key * radix + colours[key_at[d, j]]
     return key
 
 
@@ -107,9 +108,10 @@ def _walk(
     limit reached; -1: out of nodes; -2: `stop[0]` was set (read every STOP_EVERY nodes, when the
     nodes walked so far are also written to `progress[0]`). record[k, :stop_depth]: the candidate
     chosen at each depth on the k-th board reached (rows beyond record's length are not kept)."""
-    order, nb, need, key_cell, key_face, key_len, check_side, check_len, base = geometry
+    order, nb, need, key_at, key_len, check_side, check_len, base = geometry
     starts, piece_of, turn_of, shows, side_kind, radix = lists
     twin, used, shown, piece, turn, chosen, supply, demand = state
+    colours = shown.reshape(-1)  # a view: `_key` reads it flat
     nxt = np.zeros(stop_depth + 1, np.int64)
     end = np.zeros(stop_depth + 1, np.int64)
     d, nodes, found, fresh = first_depth, 0, 0, True
@@ -126,26 +128,26 @@ def _walk(
             continue
         cell = order[d]
         if fresh:
-            key = base[d] + _key(d, shown, key_cell, key_face, key_len, radix)
+            key = base[d] + _key(d, colours, key_at, key_len, radix)
             nxt[d], end[d] = starts[key], starts[key + 1]
-        placed = False
-        while nxt[d] < end[d]:
-            i = nxt[d]
-            nxt[d] += 1
-            p = piece_of[i]
+        placed, i, last, checks = False, nxt[d], end[d], check_len[d] > 0
+        while i < last:
+            i += 1  # candidate i - 1, kept in a register: the walk's hottest loop
+            p = piece_of[i - 1]
             if used[p] or (twin[p] >= 0 and not used[twin[p]]):
                 continue
-            if check_len[d] > 0 and not _checked(i, d, cell, nb, shows, shown, check_side):
+            if checks and not _checked(i - 1, d, cell, nb, shows, shown, check_side):
                 continue
-            piece[cell], turn[cell], used[p], chosen[d] = p, turn_of[i], True, i
-            shown[cell] = shows[i]
-            if lookahead and not _counts_hold(
-                i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1
-            ):
-                _lift(cell, i, lists, nb, need, state, lookahead)
-                continue
+            used[p], chosen[d] = True, i - 1  # the board is read back from `chosen` (`Board.board_of`)
+            shown[cell] = shows[i - 1]
+            if lookahead:
+                piece[cell] = p  # only the books read which cells are filled
+                if not _counts_hold(i - 1, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1):
+                    _lift(cell, i - 1, lists, nb, need, state, lookahead)
+                    continue
             placed = True
             break
+        nxt[d] = i
         nodes += 1
         if nodes > max_nodes:
             return -1, found, nodes
@@ -186,11 +188,10 @@ def _lift(cell, i, lists, nb, need, state, lookahead):
     the same as when it was placed, since the walk lifts pieces in the reverse order it placed them)."""
     starts, piece_of, turn_of, shows, side_kind, radix = lists
     twin, used, shown, piece, turn, chosen, supply, demand = state
-    piece[cell] = NONE
     if lookahead:
+        piece[cell] = NONE
         _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, -1)
-    used[piece_of[i]] = False
-    shown[cell, :] = -1
+    used[piece_of[i]] = False  # its colours stay in `shown`: only filled cells' colours are read
 
 
 @numba.njit(cache=True, nogil=True)
@@ -452,8 +453,7 @@ class Board:
         table, f = self.table, len(self.order)
         position = np.full(self.n * self.m, -1, np.int64)
         position[self.order] = np.arange(f)
-        self.key_cell = np.zeros((f, 4), np.int64)  # the neighbours whose colours key the list
-        self.key_face = np.zeros((f, 4), np.int64)  # and the side of theirs that faces the cell
+        self.key_at = np.zeros((f, 4), np.int64)  # the neighbours' sides whose colours key the list
         self.key_len = np.zeros(f, np.int64)
         self.check_side = np.full((f, 4), -1, np.int64)
         self.check_len = np.zeros(f, np.int64)
@@ -471,8 +471,7 @@ class Board:
             keyed = [s for j, s in enumerate(known) if self.radix ** (j + 1) <= KEY_CELLS]
             checked = known[len(keyed) :]
             self.key_len[d] = len(keyed)
-            self.key_cell[d, : len(keyed)] = self.nb[x, keyed]
-            self.key_face[d, : len(keyed)] = (np.array(keyed, np.int64) + 2) % 4
+            self.key_at[d, : len(keyed)] = 4 * self.nb[x, keyed] + (np.array(keyed, np.int64) + 2) % 4
             self.check_len[d], self.check_side[d, : len(checked)] = len(checked), checked
             group = (int(self.cell_pattern[x]), tuple(keyed))
             if group not in groups:
@@ -550,8 +549,7 @@ class Board:
             self.order,
             self.nb,
             self.need,
-            self.key_cell,
-            self.key_face,
+            self.key_at,
             self.key_len,
             self.check_side,
             self.check_len,
@@ -731,7 +729,7 @@ def _split(board: Board, f: int) -> tuple[int, list[np.ndarray], int]:
             state = board.fresh_state()
             _replay(prefix, board.geometry(), board.lists(), state, board.lookahead)
             _, found, nodes, record = board.walk(
-                state, depth, depth + 1, 1 << 62, 1 << 62, never, progress, 1 << 20
+                state, depth, depth + 1, 1 << 62, 1 << 62, never, progress, width
             )
             spent += nodes
             deeper += list(record)

@@ -111,7 +111,7 @@ def test_the_candidate_lists_hold_exactly_the_orients_that_fit_each_cell_in_orde
     board = Board(p.table, 5, 5, symmetry=False)
     table, radix = board.table, board.radix
     for d, cell in enumerate(board.order):
-        sides = [int(s) for s in (board.key_face[d, : board.key_len[d]] + 2) % 4]
+        sides = [int(s) for s in (board.key_at[d, : board.key_len[d]] + 2) % 4]
         for key in range(radix ** len(sides)):
             colours = [key // radix ** (len(sides) - 1 - j) % radix for j in range(len(sides))]
             first, last = board.starts[board.base[d] + key], board.starts[board.base[d] + key + 1]
