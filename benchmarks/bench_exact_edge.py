@@ -173,25 +173,36 @@ def clues(args) -> None:
 def none(args) -> None:
     """Generated 6 x 6 boards changed so that no perfect board is left: one side recoloured (the colour
     counts no longer pair up: proved without a node), or one inner piece mirrored (the same colours, in an
-    order none of its turns shows: the whole tree, unless the mirror image fits somewhere)."""
+    order none of its turns shows: proved by the whole tree; where the mirror image still fits somewhere,
+    the next such piece is mirrored instead, and the run says so)."""
     for s in range(args.instances):
         base = Eternity2Like(n=6, instance_seed=s)
-        sides = base.sides
-        asymmetric = (sides > 0).all(axis=1) & (sides[:, 0] != sides[:, 2]) & (sides[:, 1] != sides[:, 3])
-        inner = int(np.flatnonzero(asymmetric)[0])  # its mirror image is none of its turns
-        for change in ("recoloured", "mirrored"):
-            sides = base.sides.copy()
-            if change == "recoloured":
-                sides[inner, 0] = sides[inner, 0] % base.inner_colours + base.frame_colours + 1
-            else:
-                sides[inner, [0, 2]] = sides[inner, [2, 0]]
-            p = from_sides(sides)
-            answer = search(Board(p.table, 6, 6, p.preplaced), threads=args.threads)
-            verdict = "no perfect board (proved)" if answer.none else f"{answer.count} perfect boards"
-            print(
-                f"6x6 #{s}, piece {inner} {change}: {verdict}; {answer.nodes:,} nodes, {answer.seconds:.3f} s",
-                flush=True,
-            )
+        left, top, right, bottom = base.sides.T
+        asymmetric = (base.sides > 0).all(axis=1) & (left != right) & (top != bottom)
+        asymmetric &= ~((left == top) & (right == bottom)) & ~((top == right) & (bottom == left))
+        pieces = np.flatnonzero(asymmetric)  # their mirror images are none of their turns
+        recoloured = base.sides.copy()
+        recoloured[pieces[0], 0] = recoloured[pieces[0], 0] % base.inner_colours + base.frame_colours + 1
+        answer = _search_sides(recoloured, args.threads)
+        print(f"6x6 #{s}, piece {pieces[0]} recoloured: {_verdict(answer)}", flush=True)
+        for piece in pieces[:10]:
+            mirrored = base.sides.copy()
+            mirrored[piece, [0, 2]] = mirrored[piece, [2, 0]]
+            answer = _search_sides(mirrored, args.threads)
+            print(f"6x6 #{s}, piece {piece} mirrored: {_verdict(answer)}", flush=True)
+            if answer.none:
+                break
+
+
+def _search_sides(sides: np.ndarray, threads: int):
+    """Every perfect board of a 6 x 6 board of these pieces."""
+    p = from_sides(sides)
+    return search(Board(p.table, p.n, p.m, p.preplaced), threads=threads)
+
+
+def _verdict(answer) -> str:
+    found = "no perfect board (proved)" if answer.none else f"{answer.count} perfect boards"
+    return f"{found}; {answer.nodes:,} nodes, {answer.seconds:.3f} s"
 
 
 def from_sides(sides: np.ndarray) -> Eternity2:
