@@ -57,8 +57,7 @@ def test_loads_with_its_board_size(k):
 
 @pytest.mark.parametrize("k", sorted(CLUES))
 def test_file_states_the_order_eternity2_reads(k):
-    """Eternity2 passes its own edge order, which overrides a file's header; the clue files state that same
-    order, so the pieces read the same either way."""
+    """Eternity2 reads a file by its order header (the clue files state the bundled set's order)."""
     listed = read_piece_file(path(k))
     assert np.array_equal(listed.sides, load(k).sides)
     assert f"# order: {ORDER}" in path(k).read_text().splitlines()
@@ -100,3 +99,16 @@ def test_file_names_its_source_and_licence(k):
     text = path(k).read_text()
     assert "jwortmann/Eternity2Puzzles.jl" in text
     assert "MIT licence" in text
+
+
+def test_a_file_is_read_by_its_own_order_header_unless_an_order_is_given(tmp_path):
+    """The same pieces written in another edge order, with that order in the header, load as the same
+    pieces; an order given overrides the header."""
+    sides = load(1).sides  # [left, top, right, bottom]
+    other = tmp_path / "clue1_ltrb.txt"
+    other.write_text(
+        "# order: left top right bottom\n# size: 6 x 6\n" + "\n".join(" ".join(map(str, r)) for r in sides)
+    )
+    assert np.array_equal(Eternity2(starter=False, pieces_file=str(other)).sides, sides)
+    forced = Eternity2(starter=False, pieces_file=str(other), order=ORDER)
+    assert not np.array_equal(forced.sides, sides)

@@ -39,24 +39,33 @@ class Eternity2(EdgeMatching):
         starter: pre-place the mandatory starter piece 139 (on by default, as the puzzle's rules say).
         clues: also pre-place the four clue pieces revealed by the official clue puzzles.
         pieces_file: another piece list to load under the same rules (default: the bundled set).
-        order: the edge order of the file's columns, by name (the bundled set's by default).
+        order: the edge order of the file's columns, by name; null: the file's `# order:` header (the
+            bundled set's order for the bundled set). A file whose header states another order is read
+            by its header unless an order is given here.
     """
 
     name = "eternity2"
     instance_keys: tuple[str, ...] = ()
 
     def __init__(
-        self, starter: bool = True, clues: bool = False, pieces_file: str | None = None, order: str = ORDER
+        self,
+        starter: bool = True,
+        clues: bool = False,
+        pieces_file: str | None = None,
+        order: str | None = None,
     ):
         super().__init__(
             generator="file",
             pieces_file=pieces_file or str(DATA),
-            order=order,
+            order=order if order is not None or pieces_file else ORDER,
             rotations=True,
             fix_centre=False,
             hints=tuple(official_hints(starter, clues)),
         )
-        self.viewer_letters = pieces_file is None and order == ORDER  # the official set: see board_files.py
+        self.viewer_letters = pieces_file is None and order in (
+            None,
+            ORDER,
+        )  # the official set: see board_files.py
 
 
 # ----------------------------------------------------------------------------- generated instances
