@@ -4,28 +4,29 @@ that there is none.
 A perfect board shows grey (colour 0) on every rim side and nowhere else, and the same colour on both
 sides of every inner edge. Why a search of its own beside heuristics/backtrack.py's deepening search:
 small boards are where a research framework can give ground truth (a count, or "none"), and a perfect
-board is what the hardest of them ask for. What makes this tree smaller than a plain row scan:
+board is what the hardest of them ask for. What is in it (figures: benchmarks/bench_exact_edge.py,
+README "Exact edge matching"):
 
-  * a static scan order chosen per board (`ORDERS`): on a rectangle, lines along the short side keep
-    the open front short; every known side of a cell, pre-placed neighbours included, is part of its
-    candidate list's key, so a listed candidate already matches every neighbour;
-  * look-ahead by colour counts (`lookahead`): every open join needs a side of its colour from the pieces
-    left, of the right kind (an inner piece's side; an edge piece's inward side; a frame piece's
-    clockwise or counter-clockwise side along the rim; without turns, the side facing that way). A
-    partial board whose open joins ask for more sides of some colour and kind than the pieces left
-    have is dead;
+  * a static scan order per board (`ORDERS`; `short`, lines along the short side, by default: rows on a
+    square, where they beat frame first, spirals and diagonals); every known side of a cell,
+    pre-placed neighbours included, keys its candidate list, so a listed candidate fits every neighbour;
+  * identical pieces (up to a turn) are used in list order and a piece's look-alike turns are tried
+    once: a count is of distinct boards (per cell, the colours it shows), as tests/ check against an
+    independent CP-SAT model. On generated boards, whose frame pieces repeat, this is most of the gain
+    over the row scan it replaced (median 5.7x fewer nodes to the first board);
   * symmetry (`symmetry`): with turning pieces and no pre-placed piece, turning a solution is a solution,
-    so one corner piece is kept in the top-left corner (square boards: 4 turns; rectangles: in the
-    top corners, 2 half-turns) and the count is multiplied back;
-  * identical pieces are used in list order, and a piece's look-alike turns are tried once: a count
-    is of distinct boards (per cell, the piece's class and the colours it shows), as tests/ check
-    against an independent CP-SAT model.
+    so one corner piece is kept in the top-left corner (a rectangle: the top-left or the next corner
+    filled) and a count is multiplied back by the 4 (2) turns: a whole tree 4x smaller;
+  * colour balance: sides that cannot pair up (along the rim a clockwise with a counter-clockwise side,
+    inside an inward side with an inner one) prove "no perfect board" without a node;
+  * look-ahead by colour counts (`lookahead`, off by default): every open join needs a side of its
+    colour and kind from the pieces left. It cuts a tenth of the nodes for 3x the time a node.
 
-Both cores: the tree is split at a shallow depth into independent jobs (the partial boards at that
-depth, in search order), run by threads on the compiled walk, which releases the GIL. A count sums
-the jobs' counts; a first board is the one of the lowest job that has one, so every answer is the same
-on any thread count (the nodes walked in a first-board search are not: later jobs stop when an earlier
-one has a board).
+Both cores: the tree is split into JOBS independent jobs (the partial boards at the shallowest depth
+with that many, in search order), the same split on any thread count, run by threads on the compiled
+walk, which releases the GIL. Jobs are read in order: a count sums them; a first board is the one of
+the lowest job that has one, and a job after it is stopped and not counted, so answers, boards and
+nodes are the same on any number of threads.
 """
 
 from __future__ import annotations
@@ -41,15 +42,12 @@ import numpy as np
 
 from core import InputError
 from heuristics.beam import grey_patterns
+from heuristics.edge_greedy import DC, DR
 
 STOP_EVERY = 1 << 14  # nodes between two looks at the stop flag (and two progress reports)
 NONE = -1
-DR = (0, -1, 0, 1)  # row and column steps across side s: [left, top, right, bottom]
-DC = (-1, 0, 1, 0)
-KEY_CELLS = (
-    1 << 22
-)  # the most keys one candidate list may have; further known sides are checked per candidate
-INNER, CW, CCW, IN = 0, 1, 2, 3  # kinds of side a turning piece offers (see `_side_kinds`)
+KEY_CELLS = 1 << 22  # the most keys a candidate list may have; more known sides are checked per candidate
+INNER, CW, CCW, IN = 0, 1, 2, 3  # kinds of side a turning piece offers (see `_side_kind`)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
