@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+from tqdm import tqdm
 
 from core import InputError
 from heuristics.beam import grey_patterns
@@ -617,8 +618,10 @@ def search(
     threads: int | None = None,
     max_nodes: int | None = None,
     seconds: float | None = None,
+    show_progress: bool = False,
 ) -> Answer:
     """Every perfect board (or at least `limit`), keeping the first `keep`; see the module docstring.
+    `show_progress`: a bar of the jobs done (a count can take minutes).
 
     The tree is split into JOBS jobs (`_split`) on any number of threads, so the answer and its nodes
     are the same on any number: a job after the one that reaches `limit` is stopped, and its nodes are
@@ -650,22 +653,27 @@ def search(
         return board.walk(state, depth, f, limit, budget, flags[k : k + 1], progress[k : k + 1], keep)
 
     results: dict[int, tuple] = {}
+    bar = tqdm(total=len(prefixes), unit="job", desc="perfect boards", disable=not show_progress, leave=False)
     try:
         if threads == 1:
             for k in range(len(prefixes)):
                 walked = spent + sum(r[2] for r in results.values())
                 results[k] = job(k, max_nodes - walked)
+                bar.update()
                 if results[k][0] != 1 or _found_before(results, k + 1) >= limit:
                     break
         else:
-            _run_jobs(job, results, len(prefixes), threads, limit, max_nodes - spent, flags, progress)
+            _run_jobs(job, results, len(prefixes), threads, limit, max_nodes - spent, flags, progress, bar)
     finally:
+        bar.close()
         if timer is not None:
             timer.cancel()
     return _answer(board, results, prefixes, depth, spent, limit, flags, started)
 
 
-def _run_jobs(job, results: dict, jobs: int, threads: int, limit: int, budget: int, flags, progress) -> None:
+def _run_jobs(
+    job, results: dict, jobs: int, threads: int, limit: int, budget: int, flags, progress, bar
+) -> None:
     """Run the jobs on a pool of threads, in order; stop later jobs once earlier ones reach `limit`."""
     with ThreadPoolExecutor(max_workers=threads) as pool:
         pending = {pool.submit(job, k, budget): k for k in range(jobs)}
@@ -673,6 +681,7 @@ def _run_jobs(job, results: dict, jobs: int, threads: int, limit: int, budget: i
             done, _ = wait(pending, timeout=0.02, return_when=FIRST_COMPLETED)
             for future in done:
                 results[pending.pop(future)] = future.result()
+            bar.update(len(done))
             reached = _reached(results, jobs)
             if reached is not None and _found_before(results, reached + 1) >= limit:
                 flags[reached + 1 :] = np.maximum(flags[reached + 1 :], 2)  # they cannot change the answer

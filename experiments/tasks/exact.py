@@ -116,7 +116,7 @@ class Exact:
             figures, text = report.figures, report.text
         else:
             figures, layouts = exact_boards.answer_board(
-                puzzle, self.limit, self.draw, self.max_nodes, self.seconds, self.threads
+                puzzle, self.limit, self.draw, self.max_nodes, self.seconds, self.threads, cfg.progress
             )
             text = exact_boards.write_answer(puzzle, figures, layouts, run_dir)
         record = RunRecord(

@@ -30,11 +30,12 @@ def answer_board(
     max_nodes: int | None,
     seconds: float | None,
     threads: int | None,
+    progress: bool = False,
 ) -> tuple[dict[str, Any], list]:
     """The board's figures (one table row) and the layouts of its first `draw` perfect boards."""
     started = time.perf_counter()
     board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced)
-    found = search(board, limit, max(draw, 1), threads, max_nodes, seconds)
+    found = search(board, limit, max(draw, 1), threads, max_nodes, seconds, progress)
     row: dict[str, Any] = {
         "rows": puzzle.n,
         "columns": puzzle.m,
