@@ -109,7 +109,7 @@ def _walk(
     chosen at each depth on the k-th board reached (rows beyond record's length are not kept)."""
     order, nb, need, key_at, key_len, check_side, check_len, base = geometry
     starts, piece_of, turn_of, shows, side_kind, radix = lists
-    twin, used, shown, piece, turn, chosen, supply, demand = state
+    twin, used, shown, piece, chosen, supply, demand = state
     colours = shown.reshape(-1)  # a view: `_key` reads it flat
     nxt = np.zeros(stop_depth + 1, np.int64)
     end = np.zeros(stop_depth + 1, np.int64)
@@ -186,7 +186,7 @@ def _lift(cell, i, lists, nb, need, state, lookahead):
     """Take candidate i off `cell`; the look-ahead's books first (they read which neighbours are empty:
     the same as when it was placed, since the walk lifts pieces in the reverse order it placed them)."""
     starts, piece_of, turn_of, shows, side_kind, radix = lists
-    twin, used, shown, piece, turn, chosen, supply, demand = state
+    twin, used, shown, piece, chosen, supply, demand = state
     if lookahead:
         piece[cell] = NONE
         _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, -1)
@@ -198,10 +198,10 @@ def _replay(prefix, geometry, lists, state, lookahead):
     """Place a job's prefix (a candidate per depth, from `_walk`'s record) on a fresh board."""
     order, nb, need = geometry[0], geometry[1], geometry[2]
     piece_of, turn_of, shows, side_kind, radix = lists[1:]
-    twin, used, shown, piece, turn, chosen, supply, demand = state
+    twin, used, shown, piece, chosen, supply, demand = state
     for d in range(prefix.shape[0]):
         i, cell = prefix[d], order[d]
-        piece[cell], turn[cell], used[piece_of[i]], chosen[d] = piece_of[i], turn_of[i], True, i
+        piece[cell], used[piece_of[i]], chosen[d] = piece_of[i], True, i
         shown[cell] = shows[i]
         if lookahead:
             _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1)
@@ -395,8 +395,6 @@ class Board:
         self.radix = int(table.max()) + 1
         orients, self.cell_pattern = grey_patterns(table, n, m)
         self.orient_pattern = orients.reshape(table.shape[:2])
-        orient_pattern = self.orient_pattern
-        self.consistent = self._given_fit()
         kinds = [[_side_kind(int(k), s, self.turns) for s in range(4)] for k in range(16)]
         thin = any(
             kinds[int(k)][s] < 0 for k in np.unique(self.cell_pattern) for s in range(4) if not k >> s & 1
@@ -409,9 +407,9 @@ class Board:
                 q = self.nb[x, s]
                 if q >= 0:
                     self.need[x, s] = max(self.side_kinds[self.cell_pattern[q], (s + 2) % 4], 0)
-        self._lists(orient_pattern, self.banned)
+        self._lists(self.orient_pattern, self.banned)
         self._books()
-        self.consistent = self.consistent and (thin or self._balanced())
+        self.consistent = self._given_fit() and (thin or self._balanced())
 
     def _symmetry(self, wanted: bool) -> tuple[int, dict[int, list[int]]]:
         """(boards each found board stands for, {cell pattern: pieces kept out of its cells}): a corner
@@ -573,7 +571,6 @@ class Board:
             self.used.copy(),
             self.shown.copy(),
             self.piece.copy(),
-            self.turn.copy(),
             np.zeros(max(f, 1), np.int64),
             self.supply.copy(),
             self.demand.copy(),
