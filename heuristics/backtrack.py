@@ -283,6 +283,7 @@ def solve_exact(
     grey_rule: bool = False,
     m: int | None = None,
     threads: int = 1,
+    proved: int = 0,
 ) -> ExactResult:
     """The fewest unmatched inner edges, proved by iterative deepening (see the module docstring).
 
@@ -296,11 +297,13 @@ def solve_exact(
             a perfect board always is).
         m: columns (n: a square board).
         threads: the perfect search's threads (heuristics/perfect_search.py); the deepening runs on one.
+        proved: a lower bound already proved (1: a perfect search found no perfect board), where the
+            deepening starts; the perfect search is not walked again.
     """
     started, m = time.perf_counter(), n if m is None else m
     s = setup(table, n, preplaced, grey_rule, m)
     spent = priced = 0
-    k = s.base + (max(s.z0 - s.b0, 0) + 1) // 2
+    k = max(s.base + (max(s.z0 - s.b0, 0) + 1) // 2, proved)
     if k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
         answer = search(
             Board(table, n, m, preplaced), limit=1, threads=threads, max_nodes=max_nodes, seconds=seconds
@@ -341,7 +344,7 @@ def warm_up() -> None:
 
 
 def solve_puzzle(
-    puzzle: ConstructivePuzzle, max_nodes: int, seconds: float | None, threads: int = 1
+    puzzle: ConstructivePuzzle, max_nodes: int, seconds: float | None, threads: int = 1, proved: int = 0
 ) -> ExactResult:
     """`solve_exact` on a puzzle's board, under its rules where they apply."""
     return solve_exact(
@@ -353,6 +356,7 @@ def solve_puzzle(
         grey_rule=puzzle.rules is not None,
         m=puzzle.m,
         threads=threads,
+        proved=proved,
     )
 
 
