@@ -1,0 +1,1 @@
+"""puzzlelab's Hydra launcher for Slurm (hydra/launcher=slurm): see slurm_launcher.py."""

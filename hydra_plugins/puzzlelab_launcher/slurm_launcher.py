@@ -1,0 +1,104 @@
+"""hydra/launcher=slurm: Hydra's submitit launcher, with many runs per job and a wait that ends.
+
+Hydra finds launchers only under the `hydra_plugins` package, so this thin class lives here; what it
+adds (chunks of runs, following jobs through the controller) is in experiments/cluster.py.
+"""
+
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from hydra.core.singleton import Singleton
+from hydra.core.utils import JobReturn, JobStatus, filter_overrides
+from hydra_plugins.hydra_submitit_launcher.config import BaseQueueConf, SlurmQueueConf
+from hydra_plugins.hydra_submitit_launcher.submitit_launcher import SlurmLauncher
+from omegaconf import OmegaConf
+
+from experiments.cluster import chunks, wait_for
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ChunkedSlurmConf(SlurmQueueConf):
+    _target_: str = "hydra_plugins.puzzlelab_launcher.slurm_launcher.ChunkedSlurmLauncher"
+    runs_per_job: int = 1  # runs done one after another in each Slurm job (array task)
+    poll_s: float = 2.0  # how often the controller is asked about the sweep's jobs
+
+
+ConfigStore.instance().store(
+    group="hydra/launcher", name="puzzlelab_slurm", node=ChunkedSlurmConf, provider="puzzlelab"
+)
+
+
+class ChunkedSlurmLauncher(SlurmLauncher):
+    """One Slurm job array per sweep; each array task runs `runs_per_job` runs in one process."""
+
+    def __init__(self, runs_per_job: int = 1, poll_s: float = 2.0, **params: Any) -> None:
+        if not isinstance(runs_per_job, int) or runs_per_job < 1:
+            sys.exit(f"error: hydra.launcher.runs_per_job must be a whole number >= 1, got {runs_per_job!r}")
+        super().__init__(**params)
+        self.runs_per_job, self.poll_s = runs_per_job, poll_s
+
+    def run_chunk(self, calls: list[tuple[Any, ...]]) -> list[JobReturn]:
+        """Inside a job: the chunk's runs, one after another (each resumes from its own record)."""
+        return [self(*call) for call in calls]
+
+    def executor(self) -> Any:
+        """A submitit executor with this launcher's Slurm parameters (as Hydra's launcher builds it)."""
+        import submitit
+
+        init_keys = {"submitit_folder", "max_num_timeout"}
+        executor = submitit.AutoExecutor(
+            cluster=self._EXECUTOR,
+            folder=self.params["submitit_folder"],
+            slurm_max_num_timeout=self.params["max_num_timeout"],
+        )
+        generic = set(OmegaConf.structured(BaseQueueConf).keys())
+        executor.update_parameters(
+            **{k if k in generic else f"slurm_{k}": v for k, v in self.params.items() if k not in init_keys}
+        )
+        return executor
+
+    def launch(self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> Sequence[JobReturn]:
+        assert self.config is not None
+        sweep_dir = Path(str(self.config.hydra.sweep.dir))
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        if "mode" in self.config.hydra.sweep:
+            os.chmod(sweep_dir, mode=int(str(self.config.hydra.sweep.mode), 8))
+        calls = []
+        for idx, overrides in enumerate(job_overrides, start=initial_job_idx):
+            log.info(f"\t#{idx} : {' '.join(filter_overrides(overrides))}")
+            calls.append(
+                (list(overrides), "hydra.sweep.dir", idx, f"job_id_for_{idx}", Singleton.get_state())
+            )
+        groups = chunks(calls, self.runs_per_job)
+        jobs = self.executor().map_array(self.run_chunk, groups)
+        log.info(f"Slurm: {len(calls)} runs in {len(jobs)} jobs ({self.runs_per_job} per job) -> {sweep_dir}")
+        states = wait_for(
+            [job.job_id for job in jobs], lambda i: jobs[i].paths.result_pickle.exists(), poll=self.poll_s
+        )
+        returns: list[JobReturn] = []
+        lost = []
+        for job, group, state in zip(jobs, groups, states):
+            try:
+                if state != "COMPLETED":
+                    raise RuntimeError(state)
+                returns.extend(job.results()[0])
+            except Exception as err:  # cancelled, killed or failed outside the runs: no returns
+                lost.append(f"{job.job_id} ({state if state != 'COMPLETED' else type(err).__name__})")
+                returns.extend(JobReturn(overrides=call[0], status=JobStatus.COMPLETED) for call in group)
+        if lost:
+            runs = sum(len(g) for g, s in zip(groups, states) if s != "COMPLETED")
+            print(
+                f"missing: {len(lost)} of {len(jobs)} Slurm jobs ended without finishing ({', '.join(lost)}); "
+                f"up to {runs} runs have no record. Re-run the same command with hydra.sweep.dir={sweep_dir} "
+                "to run only those.",
+                file=sys.stderr,
+            )
+        return returns
