@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from experiments.records import OUTCOME_COLUMNS, RUN, TRACE, TRACE_COLUMNS
+from experiments.records import OUTCOME_COLUMNS, RUN, TRACE, TRACE_COLUMNS, damage
 
 CONFIG_PREFIXES = ("puzzle", "optimizer", "budget")
 
 
 def run_dirs(roots: list[Path]) -> list[Path]:
-    """Every directory under `roots` holding a complete run record, in a stable order."""
-    found = {p.parent.resolve() for root in roots for p in Path(root).rglob(RUN)}
-    return sorted(found)
+    """Every directory under `roots` holding a complete run record, in a stable order; a damaged
+    record is left out with one line saying so (re-running its sweep runs it again)."""
+    found = sorted({p.parent.resolve() for root in roots for p in Path(root).rglob(RUN)})
+    whole = []
+    for d in found:
+        problem = damage(d)
+        if problem:
+            print(
+                f"left out, damaged record: {d}: {problem} (re-run its sweep to run it again)",
+                file=sys.stderr,
+            )
+        else:
+            whole.append(d)
+    return whole
 
 
 def gather_runs(roots: list[Path]) -> pd.DataFrame:

@@ -127,9 +127,34 @@ def write_record(
     return row
 
 
+def damage(run_dir: Path) -> str | None:
+    """What is wrong with a run's record, as a full disk, a shared file system or a killed node
+    leaves it (an empty or cut-off Parquet file, a row-less table); None when there is nothing wrong."""
+    for name in (RUN, TRACE):
+        path = Path(run_dir) / name
+        if not path.is_file():
+            continue
+        if path.stat().st_size == 0:
+            return f"{name} is empty"
+        try:
+            table = pd.read_parquet(path)
+        except (OSError, ValueError) as err:  # pyarrow's ArrowInvalid is a ValueError
+            return f"{name} is unreadable ({str(err).splitlines()[0]})"
+        if name == RUN and len(table) != 1:
+            return f"{name} holds {len(table)} rows, not 1"
+    return None
+
+
+def discard(run_dir: Path) -> None:
+    """Remove a damaged record's tables, so the run reads as not done until it is run again."""
+    for name in (RUN, TRACE):
+        for path in (Path(run_dir) / name, (Path(run_dir) / name).with_suffix(".csv")):
+            path.unlink(missing_ok=True)
+
+
 def is_complete(run_dir: Path) -> bool:
-    """Has this run finished writing its record (successfully or as a recorded failure)?"""
-    return (Path(run_dir) / RUN).is_file()
+    """Has this run finished writing a whole record (successfully or as a recorded failure)?"""
+    return (Path(run_dir) / RUN).is_file() and damage(run_dir) is None
 
 
 def read_row(run_dir: Path) -> dict[str, Any]:

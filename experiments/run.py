@@ -2,7 +2,8 @@
 
 User mistakes end with one line naming the problem. In a sweep, a failed run is recorded as
 failed (with its error) and the sweep goes on; a run whose record is complete is skipped, so a
-re-run of an interrupted sweep (same `hydra.sweep.dir`) does only what is missing.
+re-run of an interrupted sweep (same `hydra.sweep.dir`) does only what is missing, and runs again a
+run whose record was left damaged (empty or cut-off files), saying so in one line.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from omegaconf.errors import OmegaConfBaseException
 from core import InputError
 from experiments import overrides
 from experiments.build import build
-from experiments.records import RunRecord, is_complete, read_row, write_config, write_record
+from experiments.records import RunRecord, damage, discard, is_complete, read_row, write_config, write_record
 from experiments.schema import register
 
 GROUPS = ("puzzle", "optimizer", "task")
@@ -109,9 +110,14 @@ def app(cfg: DictConfig) -> float | None:
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN
     run_dir = Path(hc.runtime.output_dir)
-    if multirun and is_complete(run_dir):
-        print(f"skip (already complete): {run_dir}")
-        return objective(read_row(run_dir))
+    if multirun:
+        problem = damage(run_dir)
+        if problem:
+            print(f"damaged record, run again: {run_dir}: {problem}", file=sys.stderr)
+            discard(run_dir)
+        elif is_complete(run_dir):
+            print(f"skip (already complete): {run_dir}")
+            return objective(read_row(run_dir))
     if multirun:
         cfg.progress = False
     note_choices(cfg)
