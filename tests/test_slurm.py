@@ -1,0 +1,99 @@
+"""The cluster path for real: a sweep through hydra/launcher=slurm on a one-node Slurm (.ci/slurm),
+part of it cancelled with scancel, then re-run into the same directory.
+
+Needs root and a Debian machine (the cluster is installed and started by `.ci/slurm up`); skipped
+elsewhere, unless PUZZLELAB_SLURM=required (as .ci/run sets it), when not having a cluster fails.
+The daemons this test started are stopped at its end."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from experiments.records import is_complete
+from tests.test_sweeps import app, finished
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = [
+    "-m",
+    "puzzle=pentomino",
+    "optimizer=sa,two_opt",
+    "seed=0,1,2",
+    "budget.evaluations=3000",
+    "budget.stop_at_optimum=false",
+]
+SLURM = [
+    "hydra/launcher=slurm",
+    "hydra.launcher.partition=debug",
+    "hydra.launcher.mem_gb=1",
+    "hydra.launcher.runs_per_job=2",  # 6 runs in 3 jobs
+    "hydra.launcher.array_parallelism=1",  # one job at a time, so the last is still waiting when cancelled
+    "hydra.launcher.poll_s=0.5",
+]
+SAME = ["best", "evaluations", "best_genome", "stop_reason"]
+
+
+def slurm(command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", str(ROOT / ".ci" / "slurm"), command], capture_output=True, text=True, timeout=900
+    )
+
+
+@pytest.fixture
+def cluster():
+    up = slurm("up")
+    if up.returncode != 0:
+        message = f"no Slurm cluster: {up.stderr.strip()}"
+        if os.environ.get("PUZZLELAB_SLURM") == "required":
+            pytest.fail(message)
+        pytest.skip(message)
+    yield
+    if "started" in up.stdout:
+        down = slurm("down")
+        assert down.returncode == 0, down.stderr
+
+
+def wait_until(condition, seconds: float = 300) -> None:
+    deadline = time.time() + seconds
+    while not condition():
+        assert time.time() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def test_a_cancelled_slurm_sweep_resumes_to_the_joblib_results(cluster, tmp_path):
+    sweep, local = tmp_path / "slurm", tmp_path / "joblib"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "experiments.run", *RUNS, *SLURM, f"hydra.sweep.dir={sweep}"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_until(lambda: len(finished(sweep)) >= 1)  # the first job is running
+    array = next((sweep / ".submitit").iterdir()).name.split("_")[0]
+    cancel = subprocess.run(["scancel", f"{array}_2"], capture_output=True, text=True)
+    assert cancel.returncode == 0, cancel.stderr
+    out, err = proc.communicate(timeout=300)  # ends: the launcher does not wait for a cancelled job
+
+    assert proc.returncode == 0, err
+    assert f"missing: 1 of 3 Slurm jobs ended without finishing ({array}_2 " in err
+    done = finished(sweep)
+    assert len(done) == 4
+    first = {d: (d / "run.parquet").stat().st_mtime_ns for d in done}
+
+    again = app(*RUNS, *SLURM, f"hydra.sweep.dir={sweep}")
+    assert again.returncode == 0, again.stderr
+    assert "missing" not in again.stderr
+    assert len(finished(sweep)) == 6 and all(is_complete(d) for d in finished(sweep))
+    assert {d: (d / "run.parquet").stat().st_mtime_ns for d in done} == first  # finished runs not re-run
+    runs = pd.read_csv(sweep / "runs.csv")
+    assert len(runs) == 6 and not runs.duplicated(["optimizer", "seed"]).any()
+
+    joblib = app(*RUNS, "hydra/launcher=local", f"hydra.sweep.dir={local}")
+    assert joblib.returncode == 0, joblib.stderr
+    expected = pd.read_csv(local / "runs.csv").set_index(["optimizer", "seed"]).sort_index()
+    pd.testing.assert_frame_equal(runs.set_index(["optimizer", "seed"]).sort_index()[SAME], expected[SAME])
