@@ -101,7 +101,11 @@ class Budget:
 
 @dataclass
 class Result:
-    """What one run found and what it cost; `trace` rows are (evaluations, seconds, best)."""
+    """What one run found and what it cost; `trace` rows are (evaluations, seconds, best).
+
+    `seconds` is read on the run's clock (wall-clock unless `minimize` was given another);
+    `cpu_seconds` is the process's CPU time over the same span (every thread, numba's included).
+    """
 
     best: float
     best_genome: np.ndarray
@@ -109,6 +113,7 @@ class Result:
     seconds: float
     stop_reason: str
     trace: list[tuple[int, float, float]]
+    cpu_seconds: float | None = None
 
 
 @runtime_checkable

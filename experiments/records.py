@@ -36,7 +36,9 @@ class RunRecord:
 
     `config` holds the flattened config columns (`puzzle.width`, `optimizer.cxpb`, ...) and `scores`
     the puzzle's own scores (`score.match_rate`, ...); `extra` holds a task's own outcomes (a colour
-    sweep's mean match rate, an exact task's solution count). Gather, report and reproduce read
+    sweep's mean match rate, an exact task's solution count). `seconds` is wall-clock time and
+    `cpu_seconds` the process's CPU time over the same span (more than `seconds` when numba runs
+    threads, less when the run waited). Gather, report and reproduce read
     their column lists from the field kinds here, so a new column is added in one place.
     """
 
@@ -58,7 +60,8 @@ class RunRecord:
     best_genome: str | None = _kind("outcome")
     score_name: str | None = _kind("outcome")
     instance_keys: str | None = _kind("outcome")
-    seconds: float | None = _kind("timing")
+    seconds: float | None = _kind("timing")  # wall-clock (time.perf_counter) of the search or solve
+    cpu_seconds: float | None = _kind("timing")  # the process's CPU time over the same span, every thread
     seconds_to_optimum: float | None = _kind("timing")
     threads: int | None = _kind("timing")
     config: dict[str, Any] = field(default_factory=dict, metadata={"kind": "what"})

@@ -87,7 +87,7 @@ def markdown(
 
 
 def colour_sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per size and solver: mean match rate and edge score, points at 100%, total seconds."""
+    """Per size and solver: mean match rate and edge score, points at 100%, total wall and CPU seconds."""
     g = table.groupby(["n", "optimizer"])
     return pd.DataFrame(
         {
@@ -98,6 +98,7 @@ def colour_sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
             "seconds": g["seconds"].sum(),
         }
     ).reset_index()
+            "cpu_seconds": g["cpu_seconds"].sum(min_count=1),
 
 
 def colour_sweep_outputs(roots: list[Path], out: Path) -> bool:
@@ -107,7 +108,7 @@ def colour_sweep_outputs(roots: list[Path], out: Path) -> bool:
     frames = [pd.read_parquet(p) for root in roots for p in sorted(Path(root).rglob(TABLE))]
     if not frames:
         return False
-    table = pd.concat(frames, ignore_index=True)[COLUMNS]
+    table = pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS)  # older tables: no cpu_seconds
     write_table(table, out / "colour_sweep_table.parquet")
     write_table(colour_sweep_summary(table), out / "colour_sweep_summary.parquet")
     write_picture(plots.colour_sweep(table), out / "colour_sweep.png")

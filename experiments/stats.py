@@ -33,8 +33,21 @@ def ert(evaluations_used: np.ndarray, success: np.ndarray) -> float:
     return float(np.sum(evaluations_used)) / successes if successes else float("inf")
 
 
+def time_totals(runs: pd.DataFrame) -> dict[str, float]:
+    """What a group of runs cost in all: wall-clock and CPU seconds (NaN where no run recorded it).
+
+    Both, since neither alone is fair: wall time hides what threads add, CPU time hides waiting.
+    """
+    columns = {"wall_seconds_total": "seconds", "cpu_seconds_total": "cpu_seconds"}
+    return {
+        name: float(runs[column].sum(min_count=1)) if column in runs else float("nan")
+        for name, column in columns.items()
+    }
+
+
 def summarise(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Per group: n, min, median, mean, std, max of best; success rate; time to the optimum; ERT."""
+    """Per group: n, min, median, mean, std, max of best; success rate; time to the optimum; ERT;
+    wall-clock and CPU seconds in total."""
     ok = runs[runs["status"] == "ok"] if "status" in runs else runs
     rows = []
     for key, g in ok.groupby(keys, dropna=False, sort=True):
@@ -57,6 +70,7 @@ def summarise(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
                 median_seconds_to_optimum=g.loc[success, "seconds_to_optimum"].median(),
                 ert_evaluations=ert(used, success),
             )
+        row.update(time_totals(g))
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -44,6 +44,7 @@ COLUMNS = [
     "unmatched_edges",
     "duplicates",
     "seconds",
+    "cpu_seconds",
 ]
 
 # a constructive solver's cost: no budget
@@ -64,8 +65,10 @@ def puzzle_for(n: int, colours: int, instance_seed: int, **options) -> EdgeMatch
     return EdgeMatching(n=n, colours=colours, instance_seed=instance_seed, **kwargs)
 
 
-def point(puzzle: EdgeMatching, layout: Layout, optimizer: str, seconds: float) -> dict[str, Any]:
-    """One row of the table: what was solved, by whom, both scores, and the time it took."""
+def point(
+    puzzle: EdgeMatching, layout: Layout, optimizer: str, seconds: float, cpu_seconds: float
+) -> dict[str, Any]:
+    """One row of the table: what was solved, by whom, both scores, and the time it took (wall, CPU)."""
     scores = puzzle.score_layout(layout)
     return {
         "n": puzzle.n,
@@ -74,6 +77,7 @@ def point(puzzle: EdgeMatching, layout: Layout, optimizer: str, seconds: float) 
         "instance_seed": puzzle.instance_seed,
         **{k: scores[k] for k in ("match_rate", "edge_score", "unmatched_edges", "duplicates")},
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
     }
 
 
@@ -81,9 +85,9 @@ def greedy_point(n: int, colours: int, instance_seed: int, seed_faithful: bool, 
     """Make the seed's instance and solve it with the greedy (the board is checked); seconds: the solve."""
     puzzle = puzzle_for(n, colours, instance_seed, **options)
     solver = Greedy(seed_faithful)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     layout = solver.solve(puzzle)
-    return point(puzzle, layout, solver.name, time.perf_counter() - start)
+    return point(puzzle, layout, solver.name, time.perf_counter() - start, time.process_time() - cpu_start)
 
 
 def solver_kind(optimizer) -> str:
@@ -166,13 +170,15 @@ class ColourSweep:
             component_name(cfg, "puzzle", first),
         )
         solver.warm_up(first)  # compile (or load numba's cache) before any clock starts
-        rows, start, name = [], time.perf_counter(), component_name(cfg, "optimizer", solver)
+        rows, name = [], component_name(cfg, "optimizer", solver)
+        start, cpu_start = time.perf_counter(), time.process_time()
         for colours in tqdm(counts, disable=not cfg.progress, desc=f"{name} n={base['n']}", leave=False):
             puzzle = build(OmegaConf.create({**base, "colours": colours}), "puzzle")
-            clock = time.perf_counter()
+            clock, cpu_clock = time.perf_counter(), time.process_time()
             layout = solver.solve(puzzle)
+            seconds, cpu_seconds = time.perf_counter() - clock, time.process_time() - cpu_clock
             cost = solver.cost if isinstance(solver, UnderBudget) else FINISHED
-            rows.append({**point(puzzle, layout, name, time.perf_counter() - clock), **cost})
+            rows.append({**point(puzzle, layout, name, seconds, cpu_seconds), **cost})
             if colours in self.pictures:
                 write_picture(puzzle.draw(layout), run_dir / f"board_colours={colours}.png")
         table = pd.DataFrame(rows)
@@ -188,6 +194,7 @@ class ColourSweep:
                 optimizer=name,
                 config=config,
                 seconds=time.perf_counter() - start,
+                cpu_seconds=time.process_time() - cpu_start,
                 extra={
                     "points": len(table),
                     "mean_match_rate": float(table["match_rate"].mean()),

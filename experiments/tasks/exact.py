@@ -107,7 +107,7 @@ class Exact:
                 f"puzzle={component_name(cfg, 'puzzle', puzzle)} does not offer (puzzles that do: "
                 f"{', '.join(sorted(puzzles_offering(Face.EXACT) + puzzles_offering(Face.BOARD)))})"
             )
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         if Face.EXACT in offers(puzzle):
             table, answers = self.table(puzzle, progress=cfg.progress)
             report = puzzle.report(table, answers)
@@ -125,6 +125,7 @@ class Exact:
             puzzle=component_name(cfg, "puzzle", puzzle),
             config=config_columns(cfg, ("puzzle", "task")),
             seconds=time.perf_counter() - start,
+            cpu_seconds=time.process_time() - cpu_start,
             extra=figures,
         )
         row = write_record(run_dir, record)

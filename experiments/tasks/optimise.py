@@ -66,6 +66,7 @@ def run_record(
         work=None if built is None else built.work,
         work_unit=None if built is None else solver.work_unit,
         seconds=result.seconds,
+        cpu_seconds=result.cpu_seconds,
         evals_to_optimum=evals_to,
         seconds_to_optimum=secs_to,
         stop_reason=built.stop_reason
