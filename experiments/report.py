@@ -96,9 +96,9 @@ def colour_sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
             "mean_edge_score": g["edge_score"].mean(),
             "solved": g["unmatched_edges"].apply(lambda s: int((s == 0).sum())),
             "seconds": g["seconds"].sum(),
+            "cpu_seconds": g["cpu_seconds"].sum(min_count=1),
         }
     ).reset_index()
-            "cpu_seconds": g["cpu_seconds"].sum(min_count=1),
 
 
 def colour_sweep_outputs(roots: list[Path], out: Path) -> bool:
