@@ -181,6 +181,10 @@ RULES: list[tuple[str, str]] = [
     (r"^python -m pytest\b", "runs the tests: CI runs them (this file among them)"),
     (r"^(ruff|mypy|pre-commit)\b", "a check CI runs on every change (.ci/run)"),
     (r"<[^>]+>", USAGE),
+    (
+        r"hydra/launcher=slurm|bench_slurm_chunks|^bash \.ci/slurm",
+        "needs the one-node Slurm cluster (.ci/slurm, as root): tests/test_slurm.py runs this path on it",
+    ),
 ]
 
 
