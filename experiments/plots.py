@@ -1,4 +1,5 @@
-"""Plots of a sweep (seaborn): convergence with an interquartile band, and final scores."""
+"""Plots of a sweep (seaborn): convergence (every run, the median, an interquartile band), final scores,
+ECDF and heatmaps."""
 
 from __future__ import annotations
 
@@ -13,14 +14,27 @@ def evaluation_grid(max_evals: float, points: int = 200) -> np.ndarray:
     return np.unique(np.geomspace(1, max(max_evals, 1), points).astype(np.int64))
 
 
-def best_so_far(traces: pd.DataFrame, grid: np.ndarray) -> pd.DataFrame:
-    """Each run's best-so-far at every grid point (a step function of its improvement trace)."""
+def seconds_grid(runs: pd.DataFrame, traces: pd.DataFrame, points: int = 200) -> np.ndarray:
+    """Log-spaced seconds from the first improvement's time to the longest run's end."""
+    seen = pd.concat([traces["seconds"], runs["seconds"]]).dropna()
+    start = seen[seen > 0].min() if (seen > 0).any() else 1e-6
+    return np.geomspace(start, max(seen.max(), start), points)
+
+
+def x_grid(runs: pd.DataFrame, traces: pd.DataFrame, x: str) -> np.ndarray:
+    """Where curves are read: evaluation counts, or seconds (wall-clock, as the traces record them)."""
+    return evaluation_grid(runs["evaluations"].max()) if x == "evaluations" else seconds_grid(runs, traces)
+
+
+def best_so_far(traces: pd.DataFrame, grid: np.ndarray, x: str = "evaluations") -> pd.DataFrame:
+    """Each run's best-so-far at every grid point of `x` (a trace column: evaluations or seconds), a
+    step function of its improvement trace."""
     frames = []
     for run_id, t in traces.groupby("run_id", sort=False):
-        t = t.sort_values("evaluations")
-        idx = np.searchsorted(t["evaluations"].to_numpy(), grid, side="right") - 1
+        t = t.sort_values(x, kind="stable")  # rows sharing a time (a compiled chunk) keep their order
+        idx = np.searchsorted(t[x].to_numpy(), grid, side="right") - 1
         best = np.where(idx >= 0, t["best"].to_numpy()[np.maximum(idx, 0)], np.nan)
-        frames.append(pd.DataFrame({"run_id": run_id, "evaluations": grid, "best": best}))
+        frames.append(pd.DataFrame({"run_id": run_id, x: grid, "best": best}))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -34,17 +48,48 @@ def label(runs: pd.DataFrame, keys: list[str]) -> pd.Series:
     return pd.concat(parts, axis=1).agg(", ".join, axis=1) if parts else runs["optimizer"].astype(str)
 
 
-def convergence(runs: pd.DataFrame, traces: pd.DataFrame, keys: list[str], ylabel: str = "best"):
-    """Median best-so-far against evaluations, one line per group, with an interquartile band."""
-    grid = evaluation_grid(runs["evaluations"].max())
-    curves = best_so_far(traces, grid).merge(runs[["run_id"]].assign(group=label(runs, keys)), on="run_id")
+RUN_LINE = 0.6  # the width of one run's thin line
+
+
+def run_lines(ax, curves: pd.DataFrame, x: str, colour) -> None:
+    """Every run's own best-so-far, thin and faint, up to its end: the spread a median hides.
+
+    Fainter the more runs there are, so hundreds stay readable as a shade.
+    """
+    alpha = float(np.clip(8 / curves["run_id"].nunique(), 0.06, 0.35))
+    for _, c in curves.groupby("run_id", sort=False):
+        best = c["best"].where(c[x] <= c["end"])
+        ax.plot(c[x], best, color=colour, lw=RUN_LINE, alpha=alpha, drawstyle="steps-post", zorder=1)
+
+
+def quartiles(curves: pd.DataFrame, x: str) -> pd.DataFrame:
+    """Quartiles of the runs' best-so-far at each grid point, a run not yet started counting as worse
+    than any score (so a quartile shows once that many runs have a score, and never rises)."""
+    started = curves.assign(best=curves["best"].fillna(np.inf))
+    with np.errstate(invalid="ignore"):  # inf - inf between two unstarted runs: NaN, drawn as a gap
+        q = started.groupby(x)["best"].quantile([0.25, 0.5, 0.75]).unstack()
+    return q.replace(np.inf, np.nan)
+
+
+def convergence(
+    runs: pd.DataFrame, traces: pd.DataFrame, keys: list[str], ylabel: str = "best", x: str = "evaluations"
+):
+    """Best-so-far against `x` (evaluations, or wall-clock seconds), one colour per group: every run
+    as a thin line, the median over them with an interquartile band."""
+    grid = x_grid(runs, traces, x)
+    ends = (
+        runs[["run_id", x]].rename(columns={x: "end"}).fillna({"end": np.inf}).assign(group=label(runs, keys))
+    )
+    curves = best_so_far(traces, grid, x).merge(ends, on="run_id")
     fig, ax = plt.subplots(figsize=(7, 4.5))
     palette = sns.color_palette("tab10", curves["group"].nunique())
     for colour, (group, g) in zip(palette, curves.groupby("group")):
-        q = g.groupby("evaluations")["best"].quantile([0.25, 0.5, 0.75]).unstack()
-        ax.plot(q.index, q[0.5], label=group, color=colour)
-        ax.fill_between(q.index, q[0.25], q[0.75], color=colour, alpha=0.2)
-    ax.set(xscale="log", xlabel="evaluations", ylabel=f"median {ylabel} (IQR band)")
+        run_lines(ax, g, x, colour)
+        q = quartiles(g, x)
+        ax.plot(q.index, q[0.5], label=group, color=colour, lw=2, zorder=3)
+        ax.fill_between(q.index, q[0.25], q[0.75], color=colour, alpha=0.2, zorder=2)
+    xlabel = "evaluations" if x == "evaluations" else "wall-clock seconds"
+    ax.set(xscale="log", xlabel=xlabel, ylabel=f"{ylabel}: median (IQR band), thin lines: runs")
     ax.legend(fontsize=8)
     return fig
 
@@ -60,9 +105,20 @@ def final_scores(runs: pd.DataFrame, keys: list[str], ylabel: str = "best"):
     return fig
 
 
+MOST_TARGETS = 50  # integer targets beyond this many are thinned out to this many, evenly spaced
+
+
 def target_grid(runs: pd.DataFrame, traces: pd.DataFrame, count: int = 20) -> np.ndarray:
-    """Targets spread from the best final score to the worst first score (the ECDF's y-range)."""
-    lo, hi = runs["best"].min(), traces["best"].max()
+    """Targets from the best final score to the worst first score (the ECDF's y-range).
+
+    Whole-number scores (gaps, unmatched joins, pieces) get every integer between, as no score lies
+    between two of them (evenly spaced integers past MOST_TARGETS); fractional scores `count`
+    evenly spaced values.
+    """
+    scores = pd.concat([runs["best"], traces["best"]]).dropna().to_numpy(float)
+    lo, hi = runs["best"].min(), scores.max()
+    if np.all(scores == np.round(scores)):
+        return np.unique(np.round(np.linspace(lo, hi, int(min(hi - lo + 1, MOST_TARGETS)))))
     return np.unique(np.linspace(lo, hi, count))
 
 

@@ -16,7 +16,7 @@ from experiments.gather import gather_runs, gather_traces, group_keys, instance_
 from experiments.ranking import Ranking, cd_diagram, rank
 from experiments.records import atomic_write, write_picture, write_table
 from experiments.run import setup
-from experiments.stats import COMPARISON_COLUMNS, evaluations_to_optimum, pairwise, summarise
+from experiments.stats import COMPARISON_COLUMNS, ert_targets, evaluations_to_optimum, pairwise, summarise
 
 
 def score_label(runs: pd.DataFrame) -> str:
@@ -43,8 +43,10 @@ def markdown(
     pictures: list[str],
     failed: int,
     ranking: Ranking | None = None,
+    ert: pd.DataFrame | None = None,
 ) -> str:
-    """The report: the summary table, the ranking over instances, significant differences, pictures."""
+    """The report: the summary table, the ranking over instances, significant differences, the
+    fixed-target ERT, pictures."""
     lines = [
         "# Sweep report",
         "",
@@ -80,10 +82,32 @@ def markdown(
             for _, r in sig.iterrows()
         ]
         lines += [""]
+    if ert is not None and len(ert):
+        lines += [
+            "## Fixed-target ERT (ert_targets.csv)",
+            "",
+            "Expected evaluations to get the best to <= each target: evaluations spent by all runs (a "
+            "run that got there counts its evaluations until then, one that did not its whole run) "
+            "over the runs that got there; inf when none did. The targets are those of ecdf.png.",
+            "",
+            ert.to_markdown(floatfmt=".4g"),
+            "",
+        ]
     if failed:
         lines += [f"{failed} run(s) failed: see the `error` column of runs.csv.", ""]
     lines += ["## Figures", ""] + [f"![{f}]({f})" for f in pictures]
     return "\n".join(lines) + "\n"
+
+
+def ert_table(ert: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The fixed-target ERT to read: a row per target, a column per group (the long table is in the file)."""
+    group = plots.label(ert, keys)
+    if "puzzle" in keys and ert["puzzle"].nunique() > 1:
+        group = ert["puzzle"].astype(str) + ": " + group
+    wide = ert.assign(group=group)
+    if wide.duplicated(["target", "group"]).any():  # labels that do not tell groups apart: the long table
+        return ert.set_index("target")
+    return wide.pivot(index="target", columns="group", values="ert_evaluations")
 
 
 def colour_sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -142,10 +166,14 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
     write_table(summary, out / "summary.parquet")
     write_table(tests, out / "comparisons.parquet")
     what, ok_traces = score_label(ok), traces[traces["run_id"].isin(ok["run_id"])]
+    targets = plots.target_grid(ok, ok_traces)
+    ert = ert_targets(ok, ok_traces, keys, targets)
+    write_table(ert, out / "ert_targets.parquet")
     pictures = {
         "convergence.png": plots.convergence(ok, ok_traces, keys, what),
+        "convergence_seconds.png": plots.convergence(ok, ok_traces, keys, what, x="seconds"),
         "final.png": plots.final_scores(ok, keys, what),
-        "ecdf.png": plots.ecdf(ok, ok_traces, keys),
+        "ecdf.png": plots.ecdf(ok, ok_traces, keys, targets),
     }
     axes = two_parameter_axes(ok, keys)
     if axes:
@@ -157,7 +185,7 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
     for name, fig in pictures.items():
         write_picture(fig, out / name)
     iohprofiler.export(ok, ok_traces, out / iohprofiler.FOLDER, instance_columns(ok, keys))
-    text = markdown(summary, tests, list(pictures), failed, ranking)
+    text = markdown(summary, tests, list(pictures), failed, ranking, ert_table(ert, keys))
     atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
     if not quiet:
         with pd.option_context("display.width", 200, "display.max_columns", 30):

@@ -201,3 +201,29 @@ def first_hits(traces: pd.DataFrame, targets: np.ndarray) -> pd.DataFrame:
             hit = np.nonzero(best <= target)[0]
             rows.append((run_id, target, float(evals[hit[0]]) if len(hit) else np.inf))
     return pd.DataFrame(rows, columns=["run_id", "target", "evaluations"])
+
+
+def ert_targets(
+    runs: pd.DataFrame, traces: pd.DataFrame, keys: list[str], targets: np.ndarray
+) -> pd.DataFrame:
+    """Fixed-target ERT per group and target: `ert` with success = the run's best got to <= target.
+
+    A run that hit the target counts the evaluations it needed (`first_hits`), one that never did
+    (or has no trace) its whole run; the ECDF's targets, so table and picture read the same pairs.
+    """
+    pairs = runs[["run_id", "evaluations", *keys]].merge(pd.DataFrame({"target": targets}), how="cross")
+    hits = first_hits(traces, targets).rename(columns={"evaluations": "hit"}).astype({"target": float})
+    pairs = pairs.merge(hits, on=["run_id", "target"], how="left").fillna({"hit": np.inf})
+    rows = []
+    for key, g in pairs.groupby([*keys, "target"], dropna=False, sort=True):
+        reached = np.isfinite(g["hit"].to_numpy())
+        used = np.where(reached, g["hit"], g["evaluations"])
+        rows.append(
+            {
+                **dict(zip([*keys, "target"], key)),
+                "runs": len(g),
+                "hits": int(reached.sum()),
+                "ert_evaluations": ert(used, reached),
+            }
+        )
+    return pd.DataFrame(rows, columns=[*keys, "target", "runs", "hits", "ert_evaluations"])
