@@ -125,7 +125,9 @@ def set_evaluations(folder: Path, runs: pd.DataFrame) -> None:
 
 def export(runs: pd.DataFrame, traces: pd.DataFrame, out: Path, instance_columns: list[str]) -> Path:
     """Export the finished runs under `out` (replacing what was there), and zip it beside as `out`.zip."""
-    done = tagged(runs[(runs["status"] == "ok") & runs["best"].notna()], instance_columns)
+    # IOH needs a dimension, the genome's length: runs without a genome (outside results) are left out
+    exported = (runs["status"] == "ok") & runs["best"].notna() & runs["best_genome"].notna()
+    done = tagged(runs[exported], instance_columns)
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as scratch:
         staging = Path(scratch) / out.name
         staging.mkdir()

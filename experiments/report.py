@@ -7,12 +7,14 @@ Also run automatically at the end of every multirun (experiments/callbacks.py).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from experiments import iohprofiler, plots
 from experiments.gather import gather_runs, gather_traces, group_keys, instance_columns
+from experiments.outside import OutsideError, join_outside
 from experiments.ranking import Ranking, cd_diagram, rank
 from experiments.records import atomic_write, write_picture, write_table
 from experiments.run import setup
@@ -139,10 +141,13 @@ def colour_sweep_outputs(roots: list[Path], out: Path) -> bool:
     return True
 
 
-def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> Path:
-    """Gather the runs under `roots` and write tables, pictures and report.md into `out` (default: roots[0])."""
+def report(
+    roots: list[Path], out: Path | None = None, quiet: bool = False, outside: Sequence[Path] = ()
+) -> Path:
+    """Gather the runs under `roots` (and `outside` results: experiments/outside.py) and write tables,
+    pictures and report.md into `out` (default: roots[0])."""
     out = Path(out or roots[0])
-    runs = gather_runs(roots)
+    runs = join_outside(gather_runs(roots), outside)
     traces = gather_traces(runs)
     write_table(runs, out / "runs.parquet")
     write_table(traces, out / "traces.parquet", csv=False)
@@ -166,14 +171,15 @@ def report(roots: list[Path], out: Path | None = None, quiet: bool = False) -> P
     write_table(summary, out / "summary.parquet")
     write_table(tests, out / "comparisons.parquet")
     what, ok_traces = score_label(ok), traces[traces["run_id"].isin(ok["run_id"])]
-    targets = plots.target_grid(ok, ok_traces)
-    ert = ert_targets(ok, ok_traces, keys, targets)
+    traced = ok[ok["run_id"].isin(ok_traces["run_id"])]  # outside results have no traces to draw
+    targets = plots.target_grid(traced, ok_traces)
+    ert = ert_targets(traced, ok_traces, keys, targets)
     write_table(ert, out / "ert_targets.parquet")
     pictures = {
-        "convergence.png": plots.convergence(ok, ok_traces, keys, what),
-        "convergence_seconds.png": plots.convergence(ok, ok_traces, keys, what, x="seconds"),
+        "convergence.png": plots.convergence(traced, ok_traces, keys, what),
+        "convergence_seconds.png": plots.convergence(traced, ok_traces, keys, what, x="seconds"),
         "final.png": plots.final_scores(ok, keys, what),
-        "ecdf.png": plots.ecdf(ok, ok_traces, keys, targets),
+        "ecdf.png": plots.ecdf(traced, ok_traces, keys, targets),
     }
     axes = two_parameter_axes(ok, keys)
     if axes:
@@ -199,11 +205,20 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Gather sweeps into one runs table, statistics and plots.")
     parser.add_argument("dirs", nargs="+", type=Path, help="sweep directories (or any folders of runs)")
     parser.add_argument("--out", type=Path, help="where to write (default: the first directory)")
+    parser.add_argument(
+        "--outside",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="CSV",
+        help="results from outside puzzlelab to put beside the runs (repeatable; columns: puzzle, "
+        "instance, method, seed or run, score, optionally evaluations and seconds)",
+    )
     args = parser.parse_args(argv)
     setup()
     try:
-        out = report(args.dirs, args.out)
-    except FileNotFoundError as err:
+        out = report(args.dirs, args.out, outside=args.outside)
+    except (FileNotFoundError, OutsideError) as err:
         raise SystemExit(f"error: {err}") from None
     print(f"report written to {out / 'report.md'}")
 

@@ -63,7 +63,8 @@ def summarise(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             max=g["best"].max(),
         )
         if success is not None and g["known_optimum"].notna().any():
-            used = np.where(success, g["evals_to_optimum"].fillna(0), g["evaluations"])
+            # NaN (unknown: outside results that give no evaluations), not 0, where a success's count is missing
+            used = np.where(success, g["evals_to_optimum"], g["evaluations"])
             row.update(
                 success_rate=success.mean(),
                 median_evals_to_optimum=g.loc[success, "evals_to_optimum"].median(),
@@ -170,7 +171,10 @@ def pairwise(
         for metric in metrics:
             for i, a in enumerate(names):
                 for b in names[i + 1 :]:
-                    ra, rb = g[g["optimizer"] == a], g[g["optimizer"] == b]
+                    # runs that do not give this metric (outside results without evaluations) sit out
+                    ra, rb = (g[(g["optimizer"] == o) & g[metric].notna()] for o in (a, b))
+                    if ra.empty or rb.empty:
+                        continue
                     rows.append(
                         {
                             **dict(zip(setting, key)),
