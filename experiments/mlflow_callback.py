@@ -1,4 +1,4 @@
-"""Log every run to MLflow (`+hydra/callbacks=mlflow`): one experiment per study, one MLflow run per Hydra
+"""Log every run to MLflow (`hydra/callbacks=mlflow`): one experiment per study, one MLflow run per Hydra
 job, read back from what the run wrote in its directory, so every launcher (joblib workers, Slurm jobs)
 logs the same way.
 

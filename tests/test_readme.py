@@ -172,6 +172,10 @@ RUN: dict[str, list[str]] = {
 # README command -> why it does not run here.
 EXCLUDED: dict[str, str] = {
     'python -m experiments.query "SQL"': 'a usage line: "SQL" stands for the reader\'s query (two real ones run)',
+    "python -m experiments.run -m optimizer=ga,sa seed='range(3)' hydra/callbacks=mlflow": (
+        "writes the MLflow store under results/: tests/test_mlflow_callback.py runs such a sweep into a "
+        "temporary store and reads every run back"
+    ),
 }
 
 # Commands not in RUN, excluded by what they are (pattern on the command, reason).
@@ -180,6 +184,7 @@ RULES: list[tuple[str, str]] = [
     (r"pip install", "installs the project into a new virtualenv: CI's .ci/run does exactly this"),
     (r"^python -m pytest\b", "runs the tests: CI runs them (this file among them)"),
     (r"^(ruff|mypy|pre-commit)\b", "a check CI runs on every change (.ci/run)"),
+    (r"^mlflow ui\b", "a web server, up until stopped (full mlflow; CI installs mlflow-skinny)"),
     (r"<[^>]+>", USAGE),
     (
         r"hydra/launcher=slurm|bench_slurm_chunks|^bash \.ci/slurm",
