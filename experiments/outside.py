@@ -12,9 +12,10 @@ final best, as the puzzle scores it: lower is better), and optionally `evaluatio
 (what the run spent; for a run that reached the known optimum, what it needed to reach it).
 
 A row joins the sweep's runs of one instance: the same puzzle (`pentomino`, `packing/free6`) and
-the same `instance`, which is the puzzle's name where the sweep ran one instance of it, else the
-value of the puzzle setting that tells its instances apart in the sweep (`puzzle.instance_seed`, or
-`puzzle.width` in a sweep over widths; several settings: `name=value` pairs separated by spaces). It
+the same `instance`, which is the puzzle's name (or blank) where the sweep ran one instance of it,
+else the value of the puzzle setting that tells its instances apart in the sweep
+(`puzzle.instance_seed`, or `puzzle.width` in a sweep over widths; several settings: `name=value`
+pairs separated by spaces). It
 takes the settings those runs share (puzzle settings, budget, known optimum), so it falls in their
 groups. A row naming an instance the sweep did not run is an error, not dropped: with nothing to be
 compared with it is most likely a typo (trim a published table to the instances you ran).
