@@ -292,7 +292,8 @@ class Answer:
     """What an exact solver found for one case of an exact puzzle.
 
     `count`: solutions in all (at most `limit`; None if not counted); `solutions`: the ones kept,
-    each as the puzzle's own row (placement) indices; `seconds`: the time spent solving.
+    each as the puzzle's own row (placement) indices; `seconds`: the wall-clock time spent solving,
+    `cpu_seconds` the process's CPU time over the same span.
     """
 
     case: dict[str, Any]
@@ -300,6 +301,7 @@ class Answer:
     solutions: list[np.ndarray]
     seconds: float
     limit: int | None = None
+    cpu_seconds: float | None = None
 
 
 @dataclass(frozen=True)

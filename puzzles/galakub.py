@@ -58,7 +58,7 @@ class Galakub:
         }
 
     def figures(self, answer: Answer) -> dict[str, Any]:
-        return {**self.counts(self.packing.owner_table(answer.solutions)), "seconds": answer.seconds}
+        return self.counts(self.packing.owner_table(answer.solutions))
 
     def report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
         """The figures beside the seed's, the table, and one filling drawn layer by layer."""

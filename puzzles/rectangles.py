@@ -71,7 +71,6 @@ class PentominoRectangles:
             "raw": len(owners),
             "up_to_symmetry": packing.count_distinct(owners),
             "symmetries": len(packing.symmetry_perms),
-            "seconds": answer.seconds,
             "knuth_raw": raw,
             "knuth_up_to_symmetry": sym,
         }

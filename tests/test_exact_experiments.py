@@ -38,7 +38,10 @@ def test_every_date_of_the_year(tmp_path):
     proc = run_app("+experiment=calendar_all_dates", f"hydra.run.dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "calendar_counts.csv")
-    assert list(table.columns) == ["month", "day", "solutions"] and len(table) == 366
+    assert (
+        list(table.columns) == ["month", "day", "solutions", "seconds", "cpu_seconds"] and len(table) == 366
+    )
+    assert (table["seconds"] > 0).all() and (table["cpu_seconds"] >= 0).all()
     assert table.query("month == 1 and day == 1").solutions.item() == 64
     assert "<table" in (tmp_path / "calendar_counts.html").read_text()
     assert (tmp_path / "calendar_heatmap.png").stat().st_size > 0
@@ -53,10 +56,10 @@ def test_weekday_dates_up_to_k(tmp_path):
     proc = run_app("+experiment=calendar_weekday_all_dates", "task.limit=98", f"hydra.run.dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "calendar_counts.csv")
-    assert list(table.columns) == ["month", "day", "weekday", "solutions"]
+    assert list(table.columns) == ["month", "day", "weekday", "solutions", "seconds", "cpu_seconds"]
     assert len(table) == 366 * 7
     below = table[table.solutions != 98]
-    assert below.values.tolist() == [[4, 6, "Mon", 97]]
+    assert below[["month", "day", "weekday", "solutions"]].values.tolist() == [[4, 6, "Mon", 97]]
 
 
 def test_galakub_and_rectangles(tmp_path):

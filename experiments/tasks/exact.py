@@ -76,15 +76,15 @@ class Exact:
     def solve(self, puzzle: ExactPuzzle, case: dict[str, Any]) -> Answer:
         """One case's answer: its count and the solutions kept, as the puzzle's own rows."""
         model = puzzle.model(case)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         if puzzle.needs_solutions:
             found = list(exact_backends.solutions(model, self.backend, self.limit))
             count: int | None = len(found)
         else:
             found = list(exact_backends.solutions(model, self.backend, self.draw)) if self.draw else []
             count = exact_backends.count(model, self.backend, self.limit) if self.count else None
-        seconds = time.perf_counter() - start
-        return Answer(case, count, [model.rows[s] for s in found], seconds, self.limit)
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+        return Answer(case, count, [model.rows[s] for s in found], seconds, self.limit, cpu_seconds)
 
     def table(
         self, puzzle: ExactPuzzle, cases: list[dict[str, Any]] | None = None, progress: bool = False
@@ -95,7 +95,8 @@ class Exact:
         bar = tqdm(cases, disable=not progress or len(cases) < 2, unit="case", leave=False, desc=puzzle.name)
         for case in bar:
             answer = self.solve(puzzle, case)
-            rows.append({**case, **puzzle.figures(answer)})
+            timing = {"seconds": answer.seconds, "cpu_seconds": answer.cpu_seconds}  # every case's table
+            rows.append({**case, **puzzle.figures(answer), **timing})
             answers.append(dataclasses.replace(answer, solutions=answer.solutions[: self.draw]))
         return pd.DataFrame(rows), answers
 
