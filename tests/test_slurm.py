@@ -6,6 +6,7 @@ elsewhere, unless PUZZLELAB_SLURM=required (as .ci/run sets it), when not having
 The daemons this test started are stopped at its end."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -74,7 +75,8 @@ def test_a_cancelled_slurm_sweep_resumes_to_the_joblib_results(cluster, tmp_path
         text=True,
     )
     wait_until(lambda: len(finished(sweep)) >= 1)  # the first job is running
-    array = next((sweep / ".submitit").iterdir()).name.split("_")[0]
+    array = next(p.name for p in (sweep / ".submitit").iterdir() if re.fullmatch(r"\d+_\d+", p.name))
+    array = array.split("_")[0]  # the job array's id, from a job folder such as 17_0
     cancel = subprocess.run(["scancel", f"{array}_2"], capture_output=True, text=True)
     assert cancel.returncode == 0, cancel.stderr
     out, err = proc.communicate(timeout=300)  # ends: the launcher does not wait for a cancelled job
