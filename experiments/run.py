@@ -24,7 +24,7 @@ from omegaconf.errors import OmegaConfBaseException
 from core import InputError
 from experiments import overrides
 from experiments.build import build
-from experiments.records import RunRecord, damage, discard, is_complete, read_row, write_config, write_record
+from experiments.records import RUN, RunRecord, damage, discard, read_row, write_config, write_record
 from experiments.schema import register
 
 GROUPS = ("puzzle", "optimizer", "task")
@@ -115,7 +115,7 @@ def app(cfg: DictConfig) -> float | None:
         if problem:
             print(f"damaged record, run again: {run_dir}: {problem}", file=sys.stderr)
             discard(run_dir)
-        elif is_complete(run_dir):
+        elif (run_dir / RUN).is_file():  # present and, as damage() just read it, whole
             print(f"skip (already complete): {run_dir}")
             return objective(read_row(run_dir))
     if multirun:
