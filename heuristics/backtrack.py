@@ -310,22 +310,45 @@ def solve_exact(
         )
         if answer.boards:
             piece, rot = answer.boards[0]
+            _confirm(table, n, m, piece, rot, 0, 0, "the perfect search's board")
             return ExactResult(piece, rot, 0, True, 0, answer.nodes, answer.nodes)
         if not answer.complete:
             return _gave_up(0, answer.nodes, answer.nodes, -1 if answer.stop_reason == "max_nodes" else -2)
         spent = priced = answer.nodes
         k = 1
     index = _index(s.table)  # only the deepening steps need it
+    first = k  # a bound given (`proved`) or counted, not searched: the board found must not beat it
     with alarm(_left(seconds, started)) as stop:
         while k <= 2 * n * m - n - m:
             status, nodes, tried = deepening(s, n, m, k, index, max_nodes - spent, stop)
             spent, priced = spent + nodes, priced + tried
-            if status == 1:
+            if status == 1:  # at most k, and k - 1 ruled out: its re-score must be k
+                _confirm(s.table, n, m, s.piece, s.rot, k, first, "the deepening search's board")
                 return ExactResult(s.piece, s.rot, k, True, k, spent, priced)
             if status < 0:
                 return _gave_up(k, spent, priced, status)
             k += 1
     raise AssertionError("every board has at most 2nm - n - m unmatched edges")
+
+
+def unmatched_joins(table, n: int, m: int, piece, rot) -> int:
+    """A board's unmatched inner edges, counted afresh from its colours (`core.unmatched_edge`): what
+    the searches' answers are checked against, apart from their own tallies."""
+    shown = np.asarray(table)[np.asarray(piece), np.asarray(rot)].reshape(n, m, 4)
+    across = unmatched_edge(shown[:, :-1, 2], shown[:, 1:, 0]).sum()
+    down = unmatched_edge(shown[:-1, :, 3], shown[1:, :, 1]).sum()
+    return int(across + down)
+
+
+def _confirm(table, n: int, m: int, piece, rot, claimed: int, bound: int, what: str) -> None:
+    """Raise when a board's re-score is not what is claimed of it, or beats a lower bound proved before
+    it (then that proof was wrong: issue 31's thin boards)."""
+    score = unmatched_joins(table, n, m, piece, rot)
+    if score != claimed or score < bound:
+        raise RuntimeError(
+            f"{what} re-scores to {score} unmatched edges, but the search claimed {claimed} with a lower "
+            f"bound of {bound} proved: a bug in the exact search"
+        )
 
 
 def _gave_up(bound: int, nodes: int, priced: int, status: int) -> ExactResult:

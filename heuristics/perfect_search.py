@@ -527,14 +527,17 @@ class Board:
 
     def _balanced(self) -> bool:
         """Can the sides left pair up, colour by colour? Along the rim every join takes a clockwise and a
-        counter-clockwise side; inside, an edge piece's inward side and an inner side, or two inner sides;
-        unturned pieces, a left and a right side or a top and a bottom one. (Pre-placed pieces' open joins
+        counter-clockwise side; inside, an edge piece's inward side and an inner side, or two inner sides
+        (on a board two cells thick there are no inner cells: the two frame lines meet, inward side to
+        inward side); unturned pieces, a left and a right side or a top and a bottom one. (Pre-placed pieces' open joins
         are taken first.) A board that fails is proved to have no perfect board without a node."""
         rest = (self.supply - self.demand).reshape(-1, self.radix)[:, 1:]
         if (rest < 0).any():
             return False
         if self.turns == 4:
             inner, into = rest[INNER], rest[IN]
+            if min(self.n, self.m) <= 2:  # two frame lines meet: inward sides pair with inward sides
+                return bool((rest[CW] == rest[CCW]).all() and (inner == 0).all() and (into % 2 == 0).all())
             return bool(
                 (rest[CW] == rest[CCW]).all() and (inner >= into).all() and ((inner - into) % 2 == 0).all()
             )

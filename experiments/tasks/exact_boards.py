@@ -45,7 +45,16 @@ def answer_board(
         "nodes": found.nodes,
         "stop_reason": found.stop_reason,
     }
-    layouts = [puzzle.layout(piece, turn) for piece, turn in found.boards[:draw]]
+    kept = [puzzle.layout(piece, turn) for piece, turn in found.boards]
+    if found.count and not kept:
+        raise RuntimeError(
+            f"the perfect search counted {found.count} perfect boards but returned none to check"
+        )
+    for layout in kept:  # every board the search returns, drawn or not, re-scored by the puzzle
+        rescore(puzzle, layout, 0, f"a perfect board (of {found.count:,} counted)")
+    if found.none and kept:
+        raise RuntimeError(f"the perfect search proved no perfect board but returned {len(kept)} boards")
+    layouts = kept[:draw]
     if found.count:
         row.update(
             optimum=0, lower_bound=0, proved="a perfect board" + ("; all counted" if found.complete else "")
@@ -64,11 +73,30 @@ def answer_board(
             f"{best.unmatched if best.optimal else max(best.lower_bound, 1)} unmatched joins",
             stop_reason=best.stop_reason,
         )
-        if best.piece is not None and best.rotation is not None and draw:
-            layouts = [puzzle.layout(best.piece, best.rotation)]
+        if best.piece is not None and best.rotation is not None:
+            layout = puzzle.layout(best.piece, best.rotation)
+            claim = "the optimum" if best.optimal else "the best board's count"
+            score = rescore(puzzle, layout, best.unmatched, f"{claim}, with no perfect board proved")
+            if score == 0:  # cannot pass the check above with a claim of 0, but say it plainly
+                raise RuntimeError("no perfect board was proved, yet the optimum's board re-scores to 0")
+            layouts = [layout] if draw else []
+        elif best.optimal:
+            raise RuntimeError(f"the deepening search claims the optimum {best.unmatched} without a board")
     row["seconds"] = time.perf_counter() - started  # wall-clock; the run record's seconds
     row["cpu_seconds"] = time.process_time() - cpu_started  # every search thread's CPU time
     return row, layouts
+
+
+def rescore(puzzle: Any, layout: Any, claimed: int | None, what: str) -> int:
+    """The puzzle's own count of a board's unmatched joins (not the search's tally); a loud error when
+    it is not what the answer claims of that board (as experiments/tasks/optimise.py `rescored` does)."""
+    score = int(puzzle.score_layout(layout)["unmatched_edges"])
+    if claimed is None or score != claimed:
+        raise RuntimeError(
+            f"task=exact on puzzle={puzzle.name}: {what} claims {claimed} unmatched joins, but its board "
+            f"re-scores to {score}: a bug in the exact search"
+        )
+    return score
 
 
 def write_answer(puzzle, row: dict[str, Any], layouts: list, run_dir: Path) -> str:
