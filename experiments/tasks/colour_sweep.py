@@ -32,6 +32,7 @@ from experiments.records import RunRecord, write_picture, write_record, write_ta
 from experiments.solvers import UnderBudget, as_builder, check_pair, needs
 from heuristics.edge_greedy import Greedy
 from puzzles.edge_matching import EdgeMatching, Layout, inner_edges
+from puzzles.edge_matching.board import MAX_COLOUR
 
 TABLE = "colour_sweep.parquet"
 COLUMNS = [
@@ -101,6 +102,16 @@ def solver_kind(optimizer) -> str:
     }[needs(optimizer)]
 
 
+def check_puzzle(cfg: DictConfig, base: dict[str, Any]) -> None:
+    """The sweep varies a generated edge-matching board's colour count: the puzzle must take n and colours."""
+    if "n" not in base or "colours" not in base:
+        chosen = OmegaConf.select(cfg, "choices.puzzle") or base.get("_target_", "?")
+        raise InputError(
+            f"task=colour_sweep sweeps the colour count of an edge-matching board, which puzzle={chosen} "
+            "has not; use puzzle=edge_matching or puzzle=eternity (e.g. puzzle=edge_matching puzzle.n=5)"
+        )
+
+
 class ColourSweep:
     """Solve every colour count, then write the table, the pictures and the run record.
 
@@ -132,6 +143,16 @@ class ColourSweep:
         ):
             if value is not None and value < 2:
                 raise InputError(f"task.{key} must be at least 2 (log-spaced colour counts), got {value}")
+        if compiled_evaluations is not None and compiled_evaluations < 1:
+            raise InputError(
+                "task.compiled_evaluations must be at least 1 (priced moves per board), "
+                f"got {compiled_evaluations}; or null for budget.evaluations"
+            )
+        if colours is not None and not colours:
+            raise InputError(
+                "task.colours is empty; list the colour counts to solve, e.g. task.colours=[2,4,8], "
+                "or task.colours=null for the seed's 2 .. 2n(n-1)"
+            )
         self.colours, self.points = colours, points
         self.optimizer_points, self.compiled_points = optimizer_points, compiled_points
         self.compiled_evaluations = compiled_evaluations
@@ -144,10 +165,25 @@ class ColourSweep:
         """
         if base.get("generator") == "file":
             return [base["colours"]]
+        n = int(base["n"])
+        if n < 2:
+            smallest = (
+                "puzzle.n >= 3 (odd: puzzle.fix_centre=true)" if base.get("fix_centre") else "puzzle.n >= 2"
+            )
+            raise InputError(
+                f"puzzle.n={n} leaves no inner edge to colour; the colour sweep needs {smallest}"
+            )
+        most = min(inner_edges(n), MAX_COLOUR)
         if self.colours is not None:
+            wrong = [c for c in self.colours if not 1 <= c <= most]
+            if wrong:
+                raise InputError(
+                    f"task.colours: {wrong[0]} colours cannot be dealt on a {n} x {n} board's "
+                    f"{inner_edges(n)} inner edges; list counts from 1 to {most}"
+                )
             return list(self.colours)
         points = {"constructive": self.points, "metaheuristic": self.optimizer_points}
-        return seed_colours(int(base["n"]), points.get(kind, self.compiled_points))
+        return seed_colours(n, points.get(kind, self.compiled_points))
 
     def budget(self, cfg: DictConfig, kind: str) -> DictConfig:
         """The run's budget node; a compiled optimiser's evaluations are task.compiled_evaluations if set."""
@@ -161,6 +197,7 @@ class ColourSweep:
         budget = self.budget(cfg, kind)
         solver = as_builder(optimizer, budget, int(cfg.seed))
         base = settings(cfg.puzzle, "puzzle")
+        check_puzzle(cfg, base)
         counts = self.counts(base, kind)
         first = build(OmegaConf.create({**base, "colours": counts[0]}), "puzzle")
         check_pair(
