@@ -3,10 +3,13 @@ ECDF and heatmaps."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.ticker import MaxNLocator
 
 
 def evaluation_grid(max_evals: float, points: int = 200) -> np.ndarray:
@@ -71,37 +74,227 @@ def quartiles(curves: pd.DataFrame, x: str) -> pd.DataFrame:
     return q.replace(np.inf, np.nan)
 
 
+# ---- what is compared with what: one facet per problem instance (and per kind of evaluation) ----
+
+KIND_NAMES = {"fitness": "fitness calls", "priced move": "priced moves", "construction": "constructions"}
+
+
+def problem_columns(runs: pd.DataFrame, keys: list[str]) -> list[str]:
+    """The columns that make a problem instance, one score scale: the puzzle, its swept settings
+    (`puzzle.width`, `puzzle.n`, ...) and the instance columns (`gather.instance_columns`)."""
+    from experiments.gather import instance_columns
+
+    named = set(instance_columns(runs, keys))
+    return [k for k in keys if k == "puzzle" or k.startswith("puzzle.") or k in named]
+
+
+def problem_label(runs: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """Each run's problem instance as a reader names it: the puzzle, then the settings that tell its
+    instances apart (those taking more than one value within the puzzle)."""
+    columns = problem_columns(runs, keys)
+    puzzle = runs["puzzle"].astype(str) if "puzzle" in runs else pd.Series("", index=runs.index)
+    settings = [
+        k
+        for k in columns
+        if k != "puzzle" and runs.groupby(puzzle, dropna=False)[k].nunique(dropna=False).max() > 1
+    ]
+    if not settings:
+        return puzzle
+    parts = pd.concat([k.split(".")[-1] + "=" + runs[k].astype(str) for k in settings], axis=1)
+    return puzzle + " (" + parts.agg(", ".join, axis=1) + ")"
+
+
+def group_label(runs: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """A group's label within its problem's facet: what varies besides the problem (the optimiser...)."""
+    return label(runs, [k for k in keys if k not in problem_columns(runs, keys)])
+
+
+def evaluation_kinds(runs: pd.DataFrame) -> pd.Series:
+    """What one of each run's evaluations counts ("fitness", "priced move", "construction"; "" unknown)."""
+    if "evaluation_kind" not in runs:
+        return pd.Series("", index=runs.index)
+    return runs["evaluation_kind"].fillna("").astype(str)
+
+
+def facets(runs: pd.DataFrame, keys: list[str], by_kind: bool = True) -> list[tuple[str, str, pd.DataFrame]]:
+    """(problem, evaluation kind, runs) per facet: one per problem instance (never pooled across score
+    scales) and, with `by_kind`, per kind of evaluation (never one evaluations axis for a fitness call
+    and a whole construction). Without `by_kind` the kind is ""."""
+    tagged = runs.assign(_problem=problem_label(runs, keys), _kind=evaluation_kinds(runs) if by_kind else "")
+    return [
+        (problem, kind, g.drop(columns=["_problem", "_kind"]))
+        for (problem, kind), g in tagged.groupby(["_problem", "_kind"], sort=True)
+    ]
+
+
+def facet_title(problem: str, kind: str, several_kinds: bool) -> str:
+    """A facet's title: the problem, and what an evaluation is where kinds differ."""
+    return f"{problem}\nevaluations = {KIND_NAMES.get(kind, kind or 'unknown')}" if several_kinds else problem
+
+
+def facet_axes(count: int, columns: int | None = None, width: float = 5.0, height: float = 3.6):
+    """A grid of `count` axes (unused ones hidden), as a flat list."""
+    columns = columns or min(3, count)
+    rows = -(-count // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(width * columns, height * rows), squeeze=False)
+    flat = list(axes.flat)
+    for ax in flat[count:]:
+        ax.set_visible(False)
+    return fig, flat[:count]
+
+
+LINE_STYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+
+
+def styles(labels) -> dict[str, dict]:
+    """A colour, line style and marker per label: lines at equal values stay told apart."""
+    names = sorted(set(labels), key=str)
+    palette = sns.color_palette("tab10" if len(names) <= 10 else "tab20", len(names))
+    return {
+        name: {
+            "color": palette[i],
+            "ls": LINE_STYLES[i % len(LINE_STYLES)],
+            "marker": MARKERS[i % len(MARKERS)],
+        }
+        for i, name in enumerate(names)
+    }
+
+
+def marks(i: int, points: int, every: int = 6) -> tuple[int, int]:
+    """markevery for the i-th line of `points` points: a few markers, staggered between lines so
+    lines lying on top of each other show every marker."""
+    step = max(points // every, 1)
+    return ((i * max(step // 5, 1)) % step, step)
+
+
+def whole_numbers(values) -> bool:
+    """Are these scores whole numbers (gaps, unmatched joins)? Then their axis gets integer ticks."""
+    v = pd.Series(np.asarray(values, float)).dropna()
+    v = v[np.isfinite(v)]
+    return bool(len(v)) and bool(np.all(v == np.round(v)))
+
+
+def integer_ticks(axis, values) -> None:
+    """Integer ticks on `axis` where the scores are whole numbers."""
+    if whole_numbers(values):
+        axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def legend_outside(fig, handles, labels, title: str | None = None) -> None:
+    """One legend for the figure, right of the data."""
+    if handles:
+        fig.legend(
+            handles,
+            labels,
+            loc="upper left",
+            bbox_to_anchor=(1.0, 0.93),
+            fontsize=8,
+            title=title,
+            frameon=False,
+        )
+
+
+def finish(fig, caption: str) -> None:
+    """Lay the figure out under its caption (study, budget, smoke)."""
+    if caption:
+        fig.suptitle(caption, fontsize=10)
+    fig.tight_layout()
+
+
+def median_handles(style: dict[str, dict]) -> tuple[list, list[str]]:
+    """Legend entries for the groups: their median's colour, style and marker."""
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D([], [], lw=2, color=s["color"], ls=s["ls"], marker=s["marker"], ms=5) for s in style.values()
+    ]
+    return handles, list(style)
+
+
 def convergence(
-    runs: pd.DataFrame, traces: pd.DataFrame, keys: list[str], ylabel: str = "best", x: str = "evaluations"
+    runs: pd.DataFrame,
+    traces: pd.DataFrame,
+    keys: list[str],
+    ylabel: str = "best",
+    x: str = "evaluations",
+    caption: str = "",
 ):
-    """Best-so-far against `x` (evaluations, or wall-clock seconds), one colour per group: every run
-    as a thin line, the median over them with an interquartile band."""
-    grid = x_grid(runs, traces, x)
-    ends = (
-        runs[["run_id", x]].rename(columns={x: "end"}).fillna({"end": np.inf}).assign(group=label(runs, keys))
-    )
-    curves = best_so_far(traces, grid, x).merge(ends, on="run_id")
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    palette = sns.color_palette("tab10", curves["group"].nunique())
-    for colour, (group, g) in zip(palette, curves.groupby("group")):
-        run_lines(ax, g, x, colour)
-        q = quartiles(g, x)
-        ax.plot(q.index, q[0.5], label=group, color=colour, lw=2, zorder=3)
-        ax.fill_between(q.index, q[0.25], q[0.75], color=colour, alpha=0.2, zorder=2)
+    """Best-so-far against `x` (evaluations, or wall-clock seconds): one facet per problem instance
+    (and, against evaluations, per kind of evaluation), one colour, line style and marker per group:
+    every run as a thin line, the median over them with an interquartile band."""
+    by_kind = x == "evaluations"
+    panels = facets(runs, keys, by_kind)
+    several = len({kind for _, kind, _ in panels}) > 1
+    style = styles(group_label(runs, keys))
+    fig, axes = facet_axes(len(panels), columns=2 if several else None)
     xlabel = "evaluations" if x == "evaluations" else "wall-clock seconds"
-    ax.set(xscale="log", xlabel=xlabel, ylabel=f"{ylabel}: median (IQR band), thin lines: runs")
-    ax.legend(fontsize=8)
+    for ax, (problem, kind, prun) in zip(axes, panels):
+        ptraces = traces[traces["run_id"].isin(prun["run_id"])]
+        if ptraces.empty:
+            ax.set(title=facet_title(problem, kind, several) + "\n(no traces)")
+            continue
+        grid = x_grid(prun, ptraces, x)
+        ends = prun[["run_id", x]].rename(columns={x: "end"}).fillna({"end": np.inf})
+        ends = ends.assign(group=group_label(prun, keys))
+        curves = best_so_far(ptraces, grid, x).merge(ends, on="run_id")
+        for i, (group, g) in enumerate(curves.groupby("group")):
+            s = style[group]
+            run_lines(ax, g, x, s["color"])
+            q = quartiles(g, x)
+            ax.plot(
+                q.index,
+                q[0.5],
+                label=group,
+                color=s["color"],
+                ls=s["ls"],
+                marker=s["marker"],
+                ms=4,
+                markevery=marks(i, len(q)),
+                drawstyle="steps-post",
+                lw=2,
+                zorder=3,
+            )
+            ax.fill_between(q.index, q[0.25], q[0.75], color=s["color"], alpha=0.2, zorder=2)
+        ax.set(xscale="log", xlabel=xlabel, ylabel=f"{ylabel}\nmedian (IQR band), thin: runs")
+        ax.set_title(facet_title(problem, kind, several), fontsize=9)
+        integer_ticks(ax.yaxis, ptraces["best"])
+    legend_outside(fig, *median_handles(style))
+    finish(fig, caption)
     return fig
 
 
-def final_scores(runs: pd.DataFrame, keys: list[str], ylabel: str = "best"):
-    """Final best per group as a box plot with the runs drawn over it."""
-    data = runs.assign(group=label(runs, keys))
-    fig, ax = plt.subplots(figsize=(max(5, 1.2 * data["group"].nunique()), 4.5))
-    sns.boxplot(data=data, x="group", y="best", ax=ax, color="white", showfliers=False)
-    sns.stripplot(data=data, x="group", y="best", ax=ax, hue="group", legend=False, alpha=0.6, jitter=0.25)
-    ax.set(xlabel="", ylabel=f"final {ylabel}")
-    ax.tick_params(axis="x", rotation=30)
+def final_scores(runs: pd.DataFrame, keys: list[str], ylabel: str = "best", caption: str = ""):
+    """Final best per group as a box plot with the runs drawn over it, one facet per problem instance
+    (each its own score scale)."""
+    panels = facets(runs, keys, by_kind=False)
+    data = runs.assign(group=group_label(runs, keys))
+    groups = data["group"].nunique()
+    fig, axes = facet_axes(len(panels), width=max(4.0, 0.9 * groups + 1.5), height=3.8)
+    style = styles(data["group"])
+    for ax, (problem, _, prun) in zip(axes, panels):
+        d = data.loc[prun.index]
+        order = sorted(d["group"].unique())
+        sns.boxplot(data=d, x="group", y="best", order=order, ax=ax, color="white", showfliers=False)
+        sns.stripplot(
+            data=d,
+            x="group",
+            y="best",
+            order=order,
+            hue="group",
+            palette={g: style[g]["color"] for g in order},
+            ax=ax,
+            legend=False,
+            alpha=0.7,
+            jitter=0.25,
+        )
+        ax.set(xlabel="", ylabel=f"final {ylabel}")
+        ax.set_title(problem, fontsize=9)
+        ax.tick_params(axis="x", rotation=30)
+        for tick in ax.get_xticklabels():
+            tick.set_horizontalalignment("right")
+        integer_ticks(ax.yaxis, d["best"])
+    finish(fig, caption)
     return fig
 
 
@@ -109,7 +302,8 @@ MOST_TARGETS = 50  # integer targets beyond this many are thinned out to this ma
 
 
 def target_grid(runs: pd.DataFrame, traces: pd.DataFrame, count: int = 20) -> np.ndarray:
-    """Targets from the best final score to the worst first score (the ECDF's y-range).
+    """Targets from the best final score to the worst first score (the ECDF's y-range), for runs of
+    one problem instance (one score scale: `targets_by_problem` splits a sweep).
 
     Whole-number scores (gaps, unmatched joins, pieces) get every integer between, as no score lies
     between two of them (evenly spaced integers past MOST_TARGETS); fractional scores `count`
@@ -122,38 +316,72 @@ def target_grid(runs: pd.DataFrame, traces: pd.DataFrame, count: int = 20) -> np
     return np.unique(np.linspace(lo, hi, count))
 
 
-def ecdf(runs: pd.DataFrame, traces: pd.DataFrame, keys: list[str], targets: np.ndarray | None = None):
-    """Anytime performance: the fraction of (run, target) pairs reached against evaluations.
+def targets_by_problem(runs: pd.DataFrame, traces: pd.DataFrame, keys: list[str]) -> dict[str, np.ndarray]:
+    """Each problem instance's own targets (`target_grid` over its runs of every kind)."""
+    return {
+        problem: target_grid(prun, traces[traces["run_id"].isin(prun["run_id"])])
+        for problem, _, prun in facets(runs, keys, by_kind=False)
+    }
+
+
+def ecdf(
+    runs: pd.DataFrame,
+    traces: pd.DataFrame,
+    keys: list[str],
+    targets: dict[str, np.ndarray] | None = None,
+    caption: str = "",
+    x: str = "evaluations",
+):
+    """Anytime performance: the fraction of (run, target) pairs reached against evaluations (or
+    wall-clock seconds), one facet per problem instance with its own targets (and, against
+    evaluations, per kind of evaluation).
 
     As IOHanalyzer and COCO draw it: each run is paired with every target; a pair counts from the
     first evaluation at which the run's best is <= the target.
     """
     from experiments.stats import first_hits
 
-    targets = target_grid(runs, traces) if targets is None else targets
-    hits = first_hits(traces, targets).merge(runs[["run_id"]].assign(group=label(runs, keys)), on="run_id")
-    grid = evaluation_grid(runs["evaluations"].max())
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for colour, (group, g) in zip(sns.color_palette("tab10", hits["group"].nunique()), hits.groupby("group")):
-        reached = np.sort(g["evaluations"].to_numpy())
-        ax.step(
-            grid,
-            np.searchsorted(reached, grid, side="right") / len(reached),
-            where="post",
-            label=group,
-            color=colour,
+    targets = targets_by_problem(runs, traces, keys) if targets is None else targets
+    by_kind = x == "evaluations"
+    panels = facets(runs, keys, by_kind)
+    several = len({kind for _, kind, _ in panels}) > 1
+    style = styles(group_label(runs, keys))
+    fig, axes = facet_axes(len(panels), columns=2 if several else None)
+    for ax, (problem, kind, prun) in zip(axes, panels):
+        ptraces = traces[traces["run_id"].isin(prun["run_id"])]
+        mine = targets[problem]
+        groups = prun[["run_id"]].assign(group=group_label(prun, keys))
+        hits = first_hits(ptraces, mine, x)
+        grid = x_grid(prun, ptraces, x)
+        for i, (group, g) in enumerate(groups.groupby("group")):
+            at = hits.loc[hits["run_id"].isin(g["run_id"]), x].to_numpy(float)
+            reached = np.sort(at[np.isfinite(at)])  # a run without a trace reached none of its pairs
+            s = style[group]
+            ax.step(
+                grid,
+                np.searchsorted(reached, grid, side="right") / (len(mine) * len(g)),
+                where="post",
+                label=group,
+                color=s["color"],
+                ls=s["ls"],
+                marker=s["marker"],
+                ms=4,
+                markevery=marks(i, len(grid)),
+                lw=1.6,
+            )
+        ax.set(
+            xscale="log",
+            ylim=(-0.02, 1.02),
+            xlabel="evaluations" if x == "evaluations" else "wall-clock seconds",
+            ylabel=f"(run, target) pairs reached\n({len(mine)} targets, {mine.min():g} to {mine.max():g})",
         )
-    ax.set(
-        xscale="log",
-        ylim=(0, 1.02),
-        xlabel="evaluations",
-        ylabel=f"fraction of (run, target) pairs reached\n({len(targets)} targets)",
-    )
-    ax.legend(fontsize=8)
+        ax.set_title(facet_title(problem, kind, several), fontsize=9)
+    legend_outside(fig, *median_handles(style))
+    finish(fig, caption)
     return fig
 
 
-def heatmaps(runs: pd.DataFrame, x: str, y: str, ylabel: str = "best"):
+def heatmaps(runs: pd.DataFrame, x: str, y: str, ylabel: str = "best", caption: str = ""):
     """Median final score over a two-parameter sweep, one panel per optimiser."""
     names = sorted(runs["optimizer"].unique())
     fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 4), squeeze=False)
@@ -165,21 +393,49 @@ def heatmaps(runs: pd.DataFrame, x: str, y: str, ylabel: str = "best"):
             table, annot=True, fmt=".3g", cmap="viridis_r", ax=ax, cbar_kws={"label": f"median {ylabel}"}
         )
         ax.set_title(name)
+    finish(fig, caption)
     return fig
 
 
-def _band(ax, rows: pd.DataFrame, label: str, colour) -> None:
-    """Mean match rate (%) against colours, with a min-max band over instance seeds."""
+OFFSET = 0.6  # percentage points between lines of equal match rate in the colour sweep's figure
+
+
+def _band(ax, rows: pd.DataFrame, label: str, style: dict, offset: float, i: int) -> None:
+    """Mean match rate (%) against colours, with a min-max band over instance seeds; drawn `offset`
+    points up or down so lines of equal rate (several solvers at 100%) stay visible side by side."""
     g = rows.groupby("colours")["match_rate"].agg(["mean", "min", "max"]) * 100
-    ax.plot(g.index, g["mean"], label=label, color=colour, lw=1.2)
+    ax.plot(
+        g.index,
+        g["mean"] + offset,
+        label=label,
+        color=style["color"],
+        ls=style["ls"],
+        marker=style["marker"],
+        ms=4,
+        markevery=marks(i, len(g), every=8) if len(g) > 12 else None,
+        lw=1.3,
+    )
     if rows["instance_seed"].nunique() > 1:
-        ax.fill_between(g.index, g["min"], g["max"], color=colour, alpha=0.2, lw=0)
+        ax.fill_between(g.index, g["min"], g["max"], color=style["color"], alpha=0.15, lw=0)
 
 
-def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful"):
+def log_colour_axis(ax) -> None:
+    """A readable log axis of colour counts: 2, 5, 10, 20, 50, ... as plain numbers, no minor labels."""
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    formatter = ScalarFormatter()
+    formatter.set_scientific(False)
+    ax.xaxis.set_major_formatter(formatter)
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful", caption: str = ""):
     """The seed's figure (match rate against colours), seed-faithful and corrected side by side.
 
-    Top row: a linear colour axis, as the seed drew it; bottom row: the same on a log axis.
+    Top row: a linear colour axis, as the seed drew it; bottom row: the same on a log axis. Each
+    solver and size has its colour, line style and marker; lines of equal rate are drawn a little
+    apart (OFFSET); the legend sits under the panels.
     """
     panels = [
         ("seed-faithful greedy (the seed's figure)", table["optimizer"] == faithful),
@@ -187,14 +443,24 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful"):
     ]
     panels = [(title, mask) for title, mask in panels if mask.any()]
     fig, axes = plt.subplots(2, len(panels), figsize=(6.5 * len(panels), 8.5), squeeze=False, sharey=True)
+    keys = table[["optimizer", "n"]].drop_duplicates()
+    style = styles(keys["optimizer"].astype(str) + ", n=" + keys["n"].astype(str))
+    handles: dict[str, Any] = {}
     for col, (title, mask) in enumerate(panels):
         groups = list(table[mask].groupby(["optimizer", "n"]))
-        palette = "tab10" if len(groups) <= 10 else "tab20"  # tab20: a hue per solver, a shade per n
-        colours = plt.get_cmap(palette)(np.arange(len(groups)) % 20)
+        offsets = (np.arange(len(groups)) - (len(groups) - 1) / 2) * OFFSET
         for row, scale in enumerate(("linear", "log")):
             ax = axes[row, col]
-            for colour, ((opt, n), rows) in zip(colours, groups):
-                _band(ax, rows, f"{opt}, n={n} ({rows['instance_seed'].nunique()} instances)", colour)
+            for i, ((opt, n), rows) in enumerate(groups):
+                name = f"{opt}, n={n}"
+                _band(
+                    ax,
+                    rows,
+                    f"{name} ({rows['instance_seed'].nunique()} instances)",
+                    style[name],
+                    offsets[i],
+                    i,
+                )
             ax.set(
                 title=title,
                 xscale=scale,
@@ -202,7 +468,29 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful"):
                 ylim=(0, 105),
                 ylabel="match rate %\n(seed's accuracy: matching sides / 4n²)",
             )
-            ax.legend(fontsize=7, loc="lower right")
+            if scale == "log":
+                log_colour_axis(ax)
             ax.grid(alpha=0.3)
-    fig.tight_layout()
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(lab, h)
+    if len(panels) and len(table["optimizer"].unique()) > 1:
+        fig.text(
+            0.5,
+            0.0,
+            f"lines of equal rate are drawn up to ±{OFFSET * (len(style) - 1) / 2:.1f} points apart "
+            "so each stays visible; bands: min to max over instance seeds",
+            ha="center",
+            va="top",
+            fontsize=8,
+        )
+    finish(fig, caption)
+    fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.03),
+        ncol=min(3, len(handles)),
+        fontsize=8,
+        frameon=False,
+    )
     return fig

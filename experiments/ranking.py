@@ -24,6 +24,7 @@ class Ranking:
     result: Any
     table: pd.DataFrame
     text: str
+    instances: int = 0
 
 
 def instance_table(runs: pd.DataFrame, instance: str = "puzzle", metric: str = "best") -> pd.DataFrame:
@@ -51,13 +52,17 @@ def rank(runs: pd.DataFrame, keys: list[str], alpha: float = 0.05) -> Ranking | 
         + (f", critical difference {cd:.2f} (Nemenyi, alpha {alpha})" if cd is not None else "")
         + "."
     )
-    return Ranking(result, ranks, text)
+    return Ranking(result, ranks, text, len(table))
 
 
-def cd_diagram(ranking: Ranking):
-    """The critical-difference diagram of a ranking (drawn even when no difference is significant)."""
+def cd_diagram(ranking: Ranking, caption: str = ""):
+    """The critical-difference diagram of a ranking (drawn even when no difference is significant),
+    under `caption` (the study and budget) and a line saying what was ranked."""
     import matplotlib.pyplot as plt
     from autorank import plot_stats
 
     ax = plot_stats(ranking.result, allow_insignificant=True)
-    return ax.get_figure() if ax is not None else plt.gcf()
+    fig = ax.get_figure() if ax is not None else plt.gcf()
+    what = f"mean rank of the mean final best over {ranking.instances} instances (1 = best)"
+    fig.suptitle(f"{caption}\n{what}" if caption else what, fontsize=9, y=1.02 + 0.06 * caption.count("\n"))
+    return fig

@@ -46,23 +46,31 @@ def time_totals(runs: pd.DataFrame) -> dict[str, float]:
 
 
 def summarise(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Per group: n, min, median, mean, std, max of best; success rate; time to the optimum; ERT;
-    wall-clock and CPU seconds in total."""
+    """Per group: n, what one evaluation counts (`evaluation_kind`), min, median, mean, std, max of
+    best; success rate; time to the optimum; ERT; wall-clock and CPU seconds in total.
+
+    Records without a best (a colour sweep's runs, whose points are in their own table) get n and
+    the time totals only.
+    """
     ok = runs[runs["status"] == "ok"] if "status" in runs else runs
+    scored = "best" in ok and bool(ok["best"].notna().any())
     rows = []
     for key, g in ok.groupby(keys, dropna=False, sort=True):
         key = key if isinstance(key, tuple) else (key,)
         success = g["success"].astype("boolean").fillna(False).to_numpy(bool) if "success" in g else None
-        row = dict(zip(keys, key))
-        row.update(
-            n=len(g),
-            min=g["best"].min(),
-            median=g["best"].median(),
-            mean=g["best"].mean(),
-            std=g["best"].std(ddof=1),
-            max=g["best"].max(),
-        )
-        if success is not None and g["known_optimum"].notna().any():
+        row: dict = dict(zip(keys, key))
+        row["n"] = len(g)
+        if "evaluation_kind" in g and g["evaluation_kind"].notna().any():
+            row["evaluation_kind"] = ", ".join(sorted(g["evaluation_kind"].dropna().astype(str).unique()))
+        if scored:
+            row.update(
+                min=g["best"].min(),
+                median=g["best"].median(),
+                mean=g["best"].mean(),
+                std=g["best"].std(ddof=1),
+                max=g["best"].max(),
+            )
+        if scored and success is not None and g["known_optimum"].notna().any():
             # NaN (unknown: outside results that give no evaluations), not 0, where a success's count is missing
             used = np.where(success, g["evals_to_optimum"], g["evaluations"])
             row.update(
@@ -73,7 +81,7 @@ def summarise(runs: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             )
         row.update(time_totals(g))
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=[*keys, "n"])
 
 
 def a12(x: ArrayLike, y: ArrayLike) -> float:
@@ -148,14 +156,26 @@ def evaluations_to_optimum(runs: pd.DataFrame) -> pd.Series:
     return pd.Series(np.where(success, runs["evals_to_optimum"], censored), index=runs.index)
 
 
+def kinds(runs: pd.DataFrame) -> frozenset[str]:
+    """What these runs' evaluations count (empty when the runs do not say)."""
+    if "evaluation_kind" not in runs:
+        return frozenset()
+    return frozenset(runs["evaluation_kind"].dropna().astype(str))
+
+
 def pairwise(
     runs: pd.DataFrame,
     keys: list[str],
     instance: list[str] | None = None,
     alpha: float = 0.05,
     metrics: tuple[str, ...] = ("best",),
+    same_kind: tuple[str, ...] = ("evaluations_to_optimum",),
 ) -> pd.DataFrame:
     """Every pair of optimisers within each setting, for each metric: test, n, p, A12, significance.
+
+    Metrics in `same_kind` count evaluations, so they compare only optimisers whose evaluations count
+    the same thing (the `evaluation_kind` column: a fitness call, a priced move, a whole construction):
+    a pair of different kinds is not tested on them (nor counted in Holm's family).
 
     Each metric is a column to minimise (the final best, or evaluations to the optimum); `a12` is the
     probability that a run of `a` does better (lower) than a run of `b`. Holm's correction covers the
@@ -174,6 +194,8 @@ def pairwise(
                     # runs that do not give this metric (outside results without evaluations) sit out
                     ra, rb = (g[(g["optimizer"] == o) & g[metric].notna()] for o in (a, b))
                     if ra.empty or rb.empty:
+                        continue
+                    if metric in same_kind and kinds(ra) != kinds(rb):
                         continue
                     rows.append(
                         {
@@ -195,16 +217,17 @@ def pairwise(
     return tests
 
 
-def first_hits(traces: pd.DataFrame, targets: np.ndarray) -> pd.DataFrame:
-    """For each run and target, the first evaluation at which best <= target (inf if never)."""
+def first_hits(traces: pd.DataFrame, targets: np.ndarray, x: str = "evaluations") -> pd.DataFrame:
+    """For each run and target, the first `x` (evaluation, or wall-clock second) at which best <=
+    target (inf if never); the column is named after `x`."""
     rows = []
     for run_id, t in traces.groupby("run_id", sort=False):
-        t = t.sort_values("evaluations")
-        best, evals = t["best"].to_numpy(), t["evaluations"].to_numpy()
+        t = t.sort_values(x, kind="stable")
+        best, at = t["best"].to_numpy(), t[x].to_numpy()
         for target in targets:
             hit = np.nonzero(best <= target)[0]
-            rows.append((run_id, target, float(evals[hit[0]]) if len(hit) else np.inf))
-    return pd.DataFrame(rows, columns=["run_id", "target", "evaluations"])
+            rows.append((run_id, target, float(at[hit[0]]) if len(hit) else np.inf))
+    return pd.DataFrame(rows, columns=["run_id", "target", x])
 
 
 def ert_targets(
