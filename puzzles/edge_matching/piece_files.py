@@ -119,18 +119,105 @@ def _rows(count: int, size: tuple[int, int] | None, where: str) -> int:
     return n
 
 
+def frame_counts(sides: np.ndarray) -> tuple[int, int, int] | None:
+    """(corners, edge pieces, inner pieces) of a framed piece set: two adjacent grey sides, one, none.
+    None when the set is not framed: no corner, or a piece with three grey sides or two opposite ones
+    (grey inside the board, which the seed's rules allow, or a 1 x m board)."""
+    grey = np.asarray(sides) == 0
+    count = grey.sum(axis=1)
+    opposite = (grey[:, 0] & grey[:, 2]) | (grey[:, 1] & grey[:, 3])
+    if (count > 2).any() or opposite.any() or not (count == 2).any():
+        return None
+    return int((count == 2).sum()), int((count == 1).sum()), int((count == 0).sum())
+
+
+def frame_sizes(corners: int, edges: int, inner: int) -> list[tuple[int, int]]:
+    """The boards n x m (n <= m, both >= 2) whose frame the counts fill: 4 corners, 2(n-2) + 2(m-2) edge
+    pieces and (n-2)(m-2) inner ones."""
+    total = corners + edges + inner
+    return [
+        (n, m)
+        for n in range(2, total + 1)
+        for m in range(n, total // n + 1)
+        if (corners, edges, inner) == (4, 2 * (n - 2) + 2 * (m - 2), (n - 2) * (m - 2))
+    ]
+
+
+def _oriented(size: tuple[int, int], sides: np.ndarray) -> tuple[int, int]:
+    """n x m or m x n: the one whose rows and columns the pieces' grey left and top sides count, as listed."""
+    n, m = size
+    grey = np.asarray(sides) == 0
+    return (m, n) if (int(grey[:, 0].sum()), int(grey[:, 1].sum())) == (m, n) else (n, m)
+
+
+def _count(k: int, what: str) -> str:
+    return f"{k} {what}" + ("" if k == 1 else "s")
+
+
+def check_frame(sides: np.ndarray, size: tuple[int, int], stated: bool, where: str) -> None:
+    """A framed piece set (see `frame_counts`) must fill its board's frame: corners, edge and inner pieces
+    as many as an n x m board has; a one-line error naming the size that fits, if one does."""
+    counts = frame_counts(sides)
+    if counts is None:
+        return
+    n, m = size
+    fits = frame_sizes(*counts)
+    if (min(n, m), max(n, m)) in fits:
+        return
+    corners, edges, inner = counts
+    has = (
+        f"{_count(corners, 'corner')} with two grey sides, {_count(edges, 'edge piece')} with one, "
+        f"{_count(inner, 'inner piece')} with none"
+    )
+    if not fits:
+        raise InputError(
+            f"{where}: these pieces fit no board ({has}; an n x m board has 4 corners, 2(n-2) + 2(m-2) "
+            "edge pieces and (n-2)(m-2) inner ones); check the colours, 0 being the grey border"
+        )
+    a, b = _oriented(fits[0], sides)
+    if stated:
+        raise InputError(
+            f"{where}: these pieces fit a {a} x {b} board, not the stated {n} x {m} ({has}); "
+            f"change the line to '# size: {a} x {b}'"
+        )
+    raise InputError(
+        f"{where}: these pieces fit a {a} x {b} board, not the {n} x {m} their count implies ({has}); "
+        f"add the line '# size: {a} x {b}'"
+    )
+
+
+def read_text_file(path: Path, what: str, fix: str) -> str:
+    """A text file's contents, or a one-line InputError: missing, a folder, unreadable, or not UTF-8 text
+    (a binary file: the first byte that is no text, and where)."""
+    if path.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a folder, not a file; {fix}")
+    if not path.is_file():
+        raise InputError(f"{what} {str(path)!r} not found; {fix}")
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise InputError(f"{what} {str(path)!r} cannot be read ({err.strerror or err}); {fix}") from None
+    nul = data.find(b"\0")
+    try:
+        text = data[: nul if nul >= 0 else len(data)].decode("utf-8")
+    except UnicodeDecodeError as err:  # the first byte that is no UTF-8 text, before any NUL
+        raise InputError(
+            f"{path}: not a text {what} (byte 0x{data[err.start]:02x} at offset {err.start}, not UTF-8); {fix}"
+        ) from None
+    if nul >= 0:
+        raise InputError(f"{path}: not a text {what} (byte 0x00 at offset {nul}); {fix}")
+    return text
+
+
 def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
     """Read a piece file; `order` (e.g. 'top right bottom left') overrides the file's order header."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(
-            f"piece file {str(path)!r} not found; give puzzle.pieces_file a path to a piece list"
-        )
+    text = read_text_file(path, "piece file", "give puzzle.pieces_file a path to a piece list")
     rows: list[list[int]] = []
     hints: list[tuple[int, int, int, int]] = []
     size: tuple[int, int] | None = None
     stated: tuple[str, str] | None = None
-    for k, line in enumerate(path.read_text().splitlines(), start=1):
+    for k, line in enumerate(text.splitlines(), start=1):
         where = f"{path.name} line {k}"
         head = _header(line)
         if head and head[0] == "order":
@@ -142,6 +229,10 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
             hints.append((row, col, piece, rotation))
         elif line.strip() and not line.lstrip().startswith("#"):
             rows.append(_ints(line, 4, where, "four colours of one piece"))
+    if not rows:
+        raise InputError(
+            f"{path.name}: no pieces; list one piece per line, four colours each (0 = the grey border)"
+        )
     if order is not None:
         columns = parse_order(order, "order option")
     elif stated is not None:
@@ -159,6 +250,7 @@ def read_piece_file(path: str | Path, order: str | None = None) -> PieceList:
         )
     n = _rows(len(sides), size, path.name)
     check_hints(hints, n, len(sides) // n, len(sides), path.name)
+    check_frame(sides, (n, len(sides) // n), size is not None, path.name)
     return PieceList(sides, n, tuple(hints))
 
 
