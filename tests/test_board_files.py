@@ -199,6 +199,30 @@ def test_a_missing_board_file_is_refused_in_one_line(tmp_path, official):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize(
+    "name, content, says",
+    [
+        ("picture.png", b"\x89PNG\r\n\x1a\n", r"not a text board file \(byte 0x89 at offset 0, not UTF-8\)"),
+        ("zeros.bin", b"0/0 1/0\x00\x00", r"not a text board file \(byte 0x00 at offset 7\)"),
+        ("latin1.txt", "# caf\xe9\n".encode("latin-1"), r"byte 0xe9 at offset 5, not UTF-8"),
+        ("empty.txt", b"", "empty.txt: no board rows; the puzzle's board has 16 rows of 16 cells"),
+        ("comments.txt", b"# board: 16 x 16\n", "comments.txt: no board rows"),
+        ("folder", None, "is a folder, not a file"),
+    ],
+)
+def test_a_board_file_that_is_no_text_or_no_board_is_refused_in_one_line(
+    tmp_path, official, name, content, says
+):
+    path = tmp_path / name
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    with pytest.raises(InputError, match=says) as err:
+        read_board(official, path)
+    assert "\n" not in str(err.value) and "best_board.txt" in str(err.value)
+
+
 # ----------------------------------------------------------------------------- through the app
 
 

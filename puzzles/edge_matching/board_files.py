@@ -32,6 +32,7 @@ import numpy as np
 
 from core import InputError
 from puzzles.edge_matching.board import BOTTOM, LEFT, RIGHT, TOP, Layout, colour_board, inner_edges
+from puzzles.edge_matching.piece_files import read_text_file
 
 VIEWER = "https://e2.bucas.name/"
 VIEWER_SIDES = (TOP, RIGHT, BOTTOM, LEFT)  # the viewer's side order within a cell
@@ -95,9 +96,7 @@ def read_board(puzzle: Any, path: str | Path) -> Layout:
     """The board a `write_board` file holds, for this puzzle; a one-line `InputError` naming the line when
     the file is malformed (rows, cells per row, a token, a piece out of range or placed twice, the size)."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"board file {str(path)!r} not found; give the path of a best_board.txt a run wrote")
-    lines = path.read_text().splitlines()
+    lines = read_text_file(path, "board file", "give the path of a best_board.txt a run wrote").splitlines()
     n, m, pieces = puzzle.n, puzzle.m, len(puzzle.sides)
     cells: list[tuple[int, int]] = []
     placed: dict[int, int] = {}  # piece -> the line that placed it
@@ -131,6 +130,11 @@ def read_board(puzzle: Any, path: str | Path) -> Layout:
             placed[piece] = k
             cells.append((piece, turns))
         rows += 1
+    if rows == 0:
+        raise InputError(
+            f"{path.name}: no board rows; the puzzle's board has {n} rows of {m} cells piece/turns "
+            "(a best_board.txt a run wrote)"
+        )
     if rows < n:
         raise InputError(
             f"{path.name} line {len(lines)}: the file ends after {rows} board rows, the puzzle's board has {n}; "
