@@ -397,33 +397,39 @@ def heatmaps(runs: pd.DataFrame, x: str, y: str, ylabel: str = "best", caption: 
     return fig
 
 
-OFFSET = 0.6  # percentage points between lines of equal match rate in the colour sweep's figure
+OFFSET = 1.0  # percentage points between lines of equal match rate in the colour sweep's figure
 
 
-def _band(ax, rows: pd.DataFrame, label: str, style: dict, offset: float, i: int) -> None:
-    """Mean match rate (%) against colours, with a min-max band over instance seeds; drawn `offset`
-    points up or down so lines of equal rate (several solvers at 100%) stay visible side by side."""
-    g = rows.groupby("colours")["match_rate"].agg(["mean", "min", "max"]) * 100
-    ax.plot(
-        g.index,
-        g["mean"] + offset,
-        label=label,
-        color=style["color"],
-        ls=style["ls"],
-        marker=style["marker"],
-        ms=4,
-        markevery=marks(i, len(g), every=8) if len(g) > 12 else None,
-        lw=1.3,
-    )
-    if rows["instance_seed"].nunique() > 1:
-        ax.fill_between(g.index, g["min"], g["max"], color=style["color"], alpha=0.15, lw=0)
+def mean_rates(rows: pd.DataFrame) -> pd.DataFrame:
+    """Mean, min and max match rate (%) per colour count over instance seeds."""
+    return rows.groupby("colours")["match_rate"].agg(["mean", "min", "max"]) * 100
 
 
-def log_colour_axis(ax) -> None:
-    """A readable log axis of colour counts: 2, 5, 10, 20, 50, ... as plain numbers, no minor labels."""
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+def dodge(curves: list[pd.Series], step: float = OFFSET) -> list[pd.Series]:
+    """Each curve (mean rate per colour count) moved `step` apart from the curves it coincides with
+    at a colour count, and only there: lines of equal rate (several solvers at 100%) stay visible
+    side by side, the others keep their values."""
+    if len(curves) < 2:
+        return curves
+    long = pd.concat([c.rename("y").reset_index().assign(line=i) for i, c in enumerate(curves)])
+    same = long.groupby(["colours", long["y"].round(9)])
+    rank, size = same.cumcount(), same["line"].transform("size")
+    long["y"] = long["y"] + (rank - (size - 1) / 2) * step
+    return [long[long["line"] == i].set_index("colours")["y"] for i in range(len(curves))]
 
-    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+
+def log_colour_axis(ax, lo: float, hi: float) -> None:
+    """A readable log axis of colour counts: 2, 5, 10, 20, 50, ... and the last count, as plain
+    numbers, no minor labels."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+    nice = [m * 10**e for e in range(0, 6) for m in (1, 2, 5)]
+    ticks = [t for t in nice if lo <= t <= hi]
+    if not ticks or hi / ticks[-1] > 1.5:
+        ticks.append(hi)
+    if lo not in ticks and (not ticks or ticks[0] / lo > 1.5):
+        ticks.insert(0, lo)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
     formatter = ScalarFormatter()
     formatter.set_scientific(False)
     ax.xaxis.set_major_formatter(formatter)
@@ -434,8 +440,8 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful", caption
     """The seed's figure (match rate against colours), seed-faithful and corrected side by side.
 
     Top row: a linear colour axis, as the seed drew it; bottom row: the same on a log axis. Each
-    solver and size has its colour, line style and marker; lines of equal rate are drawn a little
-    apart (OFFSET); the legend sits under the panels.
+    solver and size has its colour, line style and marker; where lines meet at one rate they are
+    drawn OFFSET points apart (`dodge`); the legend sits under the panels.
     """
     panels = [
         ("seed-faithful greedy (the seed's figure)", table["optimizer"] == faithful),
@@ -446,21 +452,33 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful", caption
     keys = table[["optimizer", "n"]].drop_duplicates()
     style = styles(keys["optimizer"].astype(str) + ", n=" + keys["n"].astype(str))
     handles: dict[str, Any] = {}
+    dodged = False
+    lo, hi = float(table["colours"].min()), float(table["colours"].max())
     for col, (title, mask) in enumerate(panels):
         groups = list(table[mask].groupby(["optimizer", "n"]))
-        offsets = (np.arange(len(groups)) - (len(groups) - 1) / 2) * OFFSET
+        rates = [mean_rates(rows) for _, rows in groups]
+        means = dodge([r["mean"] for r in rates])
+        dodged = dodged or any(
+            not np.allclose(m.to_numpy(), r["mean"].to_numpy()) for m, r in zip(means, rates)
+        )
         for row, scale in enumerate(("linear", "log")):
             ax = axes[row, col]
-            for i, ((opt, n), rows) in enumerate(groups):
-                name = f"{opt}, n={n}"
-                _band(
-                    ax,
-                    rows,
-                    f"{name} ({rows['instance_seed'].nunique()} instances)",
-                    style[name],
-                    offsets[i],
-                    i,
+            for i, (((opt, n), rows), r, mean) in enumerate(zip(groups, rates, means)):
+                name, seeds = f"{opt}, n={n}", rows["instance_seed"].nunique()
+                s = style[name]
+                ax.plot(
+                    mean.index,
+                    mean.to_numpy(),
+                    label=f"{name} ({seeds} instance{'s' if seeds != 1 else ''})",
+                    color=s["color"],
+                    ls=s["ls"],
+                    marker=s["marker"],
+                    ms=4,
+                    markevery=marks(i, len(mean), every=8) if len(mean) > 12 else None,
+                    lw=1.3,
                 )
+                if seeds > 1:
+                    ax.fill_between(r.index, r["min"], r["max"], color=s["color"], alpha=0.15, lw=0)
             ax.set(
                 title=title,
                 xscale=scale,
@@ -469,20 +487,17 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful", caption
                 ylabel="match rate %\n(seed's accuracy: matching sides / 4n²)",
             )
             if scale == "log":
-                log_colour_axis(ax)
+                log_colour_axis(ax, lo, hi)
             ax.grid(alpha=0.3)
             for h, lab in zip(*ax.get_legend_handles_labels()):
                 handles.setdefault(lab, h)
-    if len(panels) and len(table["optimizer"].unique()) > 1:
-        fig.text(
-            0.5,
-            0.0,
-            f"lines of equal rate are drawn up to ±{OFFSET * (len(style) - 1) / 2:.1f} points apart "
-            "so each stays visible; bands: min to max over instance seeds",
-            ha="center",
-            va="top",
-            fontsize=8,
+    note = "bands: min to max over instance seeds"
+    if dodged:
+        note = (
+            f"where lines meet at one rate they are drawn {OFFSET} points apart so each stays visible; "
+            + note
         )
+    fig.text(0.5, 0.0, note, ha="center", va="top", fontsize=8)
     finish(fig, caption)
     fig.legend(
         list(handles.values()),

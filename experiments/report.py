@@ -151,12 +151,14 @@ def markdown(
         lines += [
             "## Summary (per group of swept parameters)",
             "",
-            "`evaluation_kind`: what one of the group's evaluations counts (a fitness call, a priced move, "
-            "a whole construction); ERT and evaluations are comparable only between groups of one kind.",
-            "",
-            summary.to_markdown(index=False, floatfmt=".4g"),
-            "",
         ]
+        if "evaluation_kind" in summary:
+            lines += [
+                "`evaluation_kind`: what one of the group's evaluations counts (a fitness call, a priced "
+                "move, a whole construction); ERT and evaluations compare only between groups of one kind.",
+                "",
+            ]
+        lines += [summary.to_markdown(index=False, floatfmt=".4g"), ""]
     if ranking is not None:
         lines += ["## Ranking over instances", "", ranking.text, "", ranking.table.to_markdown(index=False)]
         lines += ["", "![critical-difference diagram](cd_diagram.png)", ""]
@@ -389,20 +391,16 @@ def colour_sweep_markdown(table: pd.DataFrame, comparison: pd.DataFrame, verdict
             wide.reset_index().to_markdown(index=False),
             "",
         ]
-        alone = v[v["runner_up"] != ""]
-        tally = alone.groupby("best")["verdict"].agg(
-            lambda s: f"{(s == 'better').sum()} better / {len(s)} top"
-        )
-        if len(tally):
+
+        def tally(verdict: pd.Series) -> str:
+            better = int((verdict == "better").sum())
+            return f"top at {len(verdict)}" + (f", better than the runner-up at {better}" if better else "")
+
+        counted = v.groupby("best")["verdict"].agg(tally)
+        if len(counted):
             lines += [
-                f"Over all {len(v)} colour counts of n = {n} that two or more methods solved: "
-                + "; ".join(f"{k}: {t}" for k, t in tally.items())
-                + (
-                    "; tied at the top: " + str(int((v["runner_up"] == "").sum()))
-                    if (v["runner_up"] == "").any()
-                    else ""
-                )
-                + ".",
+                f"Over all {len(v)} colour counts of n = {n} that two or more methods solved, the top mean "
+                "(several names: tied): " + "; ".join(f"{k}: {t}" for k, t in counted.items()) + ".",
                 "",
             ]
     return lines
@@ -428,8 +426,13 @@ def colour_sweep_outputs(roots: list[Path], out: Path, caption: str = "") -> lis
 
 def colour_budget(study: dict, runs: pd.DataFrame) -> str:
     """The colour sweep's budgets per board: metaheuristics' evaluations, compiled solvers' priced moves."""
-    task = study["config"].get("task", {}) if isinstance(study["config"].get("task"), dict) else {}
-    text = budget_text(runs).replace(" a run", " a board (metaheuristics)")
+    config = study["config"]
+    task = config.get("task") if isinstance(config.get("task"), dict) else {}
+    budget = config.get("budget") if isinstance(config.get("budget"), dict) else {}
+    if budget.get("evaluations"):  # the study's budget (a compiled solver's run records its own)
+        text = f"budget {number(budget['evaluations'])} evaluations a board (metaheuristics)"
+    else:
+        text = budget_text(runs).replace(" a run", " a board (metaheuristics)")
     if task.get("compiled_evaluations"):
         text += f", {number(task['compiled_evaluations'])} priced moves a board (compiled)"
     return text + "; constructive solvers: no budget"
@@ -469,7 +472,7 @@ def report(
             pd.DataFrame(),
             [],
             failed,
-            head=[caption(study, budget_text(runs)).replace("\n", "; "), ""],
+            head=[(colour_caption if colour else caption(study, budget_text(runs))).replace("\n", "; "), ""],
             extra=colour,
         )
         atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
