@@ -123,6 +123,8 @@ def one_line(err: Exception, overrides: list[str]) -> str:
             f"{where} has no setting {key!r}; it takes: {settings_of(parent, overrides)} "
             f"(prefix a new key with + to add it)"
         )
+    if isinstance(cause, ValidationError) and cause.full_key and "is not Optional" in str(cause.msg):
+        return f"{cause.full_key} cannot be null; give it a value (or leave the setting out)"
     if isinstance(cause, ValidationError) and cause.full_key:
         wanted = re.search(r"converted to (\w+)", str(cause.msg))
         kind = KINDS.get(wanted.group(1), wanted.group(1)) if wanted else "another value"
@@ -138,6 +140,43 @@ def check_smoke(overrides: list[Override]) -> None:
         raise InputError("smoke=on shrinks a study: add one, e.g. +experiment=colour_sweep smoke=on")
 
 
+def launcher_settings(overrides: list[str]) -> list[str]:
+    """The settings a launcher takes (hydra.launcher.*), for the error that names an unknown one."""
+    with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=overrides, return_hydra_config=True)
+    node = OmegaConf.select(cfg, "hydra.launcher")
+    return [str(k) for k in node if not str(k).startswith("_")] if node is not None else []
+
+
+def check_launcher(parsed: list[Override], overrides: list[str]) -> None:
+    """Settings given to the sweep's launcher (hydra.launcher.n_jobs=4) must be ones it takes, of the right
+    kind; n_jobs=0 runs nothing (joblib's own error is a traceback once the sweep starts)."""
+    given = [o for o in parsed if o.key_or_group.startswith("hydra.launcher.") and not o.is_delete()]
+    if not given:
+        return
+    chosen = [first_value(o) for o in parsed if o.key_or_group == "hydra/launcher"]
+    settings = [*overrides, *chosen, *(first_value(o) for o in given)]
+    try:
+        with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+            compose("config", overrides=settings, return_hydra_config=True)
+    except (ConfigCompositionException, MissingConfigException) as err:
+        cause = err.__cause__
+        if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
+            launcher = chosen[0].split("=", 1)[1] if chosen else "local"
+            takes = ", ".join(launcher_settings([*overrides, *chosen])) or "none"
+            raise InputError(
+                f"the {launcher} launcher has no setting {cause.full_key.rpartition('.')[2]!r}; "
+                f"the settings it takes: {takes}"
+            ) from None
+        raise InputError(one_line(err, settings)) from None
+    for o in given:
+        if o.key_or_group == "hydra.launcher.n_jobs" and any(v.strip() == "0" for v in values(o)):
+            raise InputError(
+                "hydra.launcher.n_jobs=0 would run nothing; give how many runs go at once, e.g. "
+                "hydra.launcher.n_jobs=2 (-1: every core, -2: all but one)"
+            )
+
+
 def check(argv: list[str]) -> None:
     """Raise InputError (one line) if the command line's overrides do not compose."""
     parsed = parse(argv)
@@ -149,3 +188,4 @@ def check(argv: list[str]) -> None:
             compose("config", overrides=overrides)
     except (ConfigCompositionException, MissingConfigException) as err:
         raise InputError(one_line(err, overrides)) from None
+    check_launcher(parsed, overrides)

@@ -15,6 +15,7 @@ from core import InputError
 from puzzles.edge_matching.board import Layout
 from puzzles.edge_matching.instances import Instance
 from puzzles.edge_matching.local_search import build_instance, state_from_orients
+from puzzles.edge_matching.piece_files import read_piece_file
 from puzzles.edge_matching.puzzle import EdgeMatching
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "eternity2" / "e2pieces.txt"
@@ -54,18 +55,33 @@ class Eternity2(EdgeMatching):
         pieces_file: str | None = None,
         order: str | None = None,
     ):
+        bundled = (
+            not pieces_file or Path(pieces_file).resolve() == DATA
+        )  # its order is known without a header
+        if starter and not bundled:
+            _check_starter(str(pieces_file), order)
         super().__init__(
             generator="file",
             pieces_file=pieces_file or str(DATA),
-            order=order if order is not None or pieces_file else ORDER,
+            order=order if order is not None or not bundled else ORDER,
             rotations=True,
             fix_centre=False,
             hints=tuple(official_hints(starter, clues)),
         )
-        self.viewer_letters = pieces_file is None and order in (
-            None,
-            ORDER,
-        )  # the official set: see board_files.py
+        self.viewer_letters = bundled and order in (None, ORDER)  # the official set: see board_files.py
+
+
+def _check_starter(pieces_file: str, order: str | None) -> None:
+    """The official starter piece (row 9, column 8, piece 139) must fit another piece list's board, or
+    the user is told to switch it off (a clue puzzle's 6 x 6 board has no cell for it)."""
+    row, col, piece, _ = STARTER
+    pieces = read_piece_file(pieces_file, order)
+    if pieces.n < row or pieces.m < col or len(pieces.sides) < piece:
+        raise InputError(
+            f"puzzle.starter=true pre-places the official starter piece {piece} at row {row}, column {col}, "
+            f"which the {pieces.n} x {pieces.m} board of {Path(pieces_file).name} cannot hold; "
+            "set puzzle.starter=false"
+        )
 
 
 # ----------------------------------------------------------------------------- generated instances
