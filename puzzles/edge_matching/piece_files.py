@@ -13,6 +13,12 @@ border. Lines starting with '#' are comments, except these headers:
                                        rotation in clockwise quarter turns of the piece as listed
 
 Pieces are returned in the seed's order [left, top, right, bottom].
+
+A framed set (every piece with two adjacent grey sides, one, or none, and some corner) must fill the
+frame of its board: 4 corners, 2(n-2) + 2(m-2) edge pieces and (n-2)(m-2) inner ones. Its size is
+checked against these counts, so a 2 x 8 board's 16 pieces are not read as a 4 x 4 one (the error
+names the `# size:` line to add). Sets with grey elsewhere (three grey sides, two opposite ones, or
+none at all) are read as they are: the seed's rules allow them.
 """
 
 from __future__ import annotations
