@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from core import Budget, Face, LocalSearchFace, PermutationSpace
+from core import Budget, Face, LocalSearchFace, PermutationSpace, interrupt
 
 PROGRESS_EVERY = 1000
 
@@ -55,6 +55,8 @@ class Objective:
     def __call__(self, genome: np.ndarray) -> float:
         """Score a genome; raise Stop instead of going over the budget."""
         budget = self.budget
+        if interrupt.requested() and self.evaluations:
+            raise Stop("interrupted")
         if budget.evaluations is not None and self.evaluations >= budget.evaluations:
             raise Stop("evaluations")
         if budget.seconds is not None and self.evaluations and self.seconds >= budget.seconds:
@@ -104,6 +106,8 @@ class Objective:
             self.on_progress(self)
         if budget.target is not None and self.best <= budget.target:
             raise Stop("target")
+        if interrupt.requested():
+            raise Stop("interrupted")
         if budget.evaluations is not None and evaluations >= budget.evaluations:
             raise Stop("evaluations")
         if budget.seconds is not None and self.seconds >= budget.seconds:

@@ -1,25 +1,87 @@
-"""Hydra callbacks: at the end of a multirun, gather the sweep into one table and plots (and, after a
-tuning sweep, write the best settings as an optimizer YAML)."""
+"""Hydra callbacks: at the end of a multirun, gather the sweep into one table and plots, say what
+failed (the app then exits non-zero), and, after a tuning sweep, write the best settings as an
+optimizer YAML."""
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
+outcome: dict[str, int] = {}  # the last sweep's failures, read by experiments.run.main for its exit code
+
+
+def unrecorded(sweep_dir: Path) -> pd.DataFrame:
+    """Runs that failed where no record could be written (experiments/run.py notes them), and runs
+    refused because their config changed, as (run_dir, error) rows."""
+    from experiments.run import REFUSED, UNRECORDED
+
+    rows = []
+    notes = sweep_dir / UNRECORDED
+    if notes.is_file():
+        for line in notes.read_text().splitlines():
+            run_dir, _, reason = line.partition("\t")
+            rows.append({"run_dir": run_dir, "error": reason})
+    for refusal in sorted(sweep_dir.rglob(REFUSED)):
+        reason = refusal.read_text().strip().split("; run it again")[0]
+        rows.append(
+            {"run_dir": str(refusal.parent), "error": "config changed: " + reason.split(" in ", 1)[-1]}
+        )
+    return pd.DataFrame(rows, columns=["run_dir", "error"])
+
+
+def failure_lines(failed: pd.DataFrame, total: int, most: int = 5) -> list[str]:
+    """The failures grouped by their one-line reason, each with (up to `most` of) its run folders."""
+    lines = [f"{len(failed)} of {total} runs failed:"]
+    for error, group in failed.groupby(failed["error"].fillna("no error recorded"), sort=False):
+        dirs = list(group["run_dir"])
+        shown = ", ".join(dirs[:most]) + (f", ... ({len(dirs) - most} more)" if len(dirs) > most else "")
+        lines.append(f"  {len(dirs)} x {error}: {shown}")
+    return lines
+
+
+def summarise_sweep(sweep_dir: Path) -> int:
+    """Write the sweep's report and print its failures; the number of failed (or refused) runs."""
+    from experiments.gather import gather_runs
+    from experiments.report import report
+
+    try:
+        runs = gather_runs([sweep_dir])
+    except FileNotFoundError:
+        runs = pd.DataFrame(columns=["run_dir", "status", "error"])
+    extra = unrecorded(sweep_dir)
+    failed = pd.concat([runs.loc[runs["status"] != "ok", ["run_dir", "error"]], extra], ignore_index=True)
+    if len(runs):
+        try:
+            out = report([sweep_dir])
+            print(f"sweep report -> {out / 'report.md'}")
+        except OSError as err:
+            print(f"error: cannot write the sweep's report to {sweep_dir}: {err.strerror}", file=sys.stderr)
+            return max(len(failed), 1)
+    else:
+        print(f"no run of this sweep left a record in {sweep_dir}", file=sys.stderr)
+    if len(failed):
+        print("\n".join(failure_lines(failed, len(runs) + len(extra))), file=sys.stderr)
+    return len(failed) if len(runs) else max(len(failed), 1)
+
 
 class ReportCallback(Callback):
-    """Write the sweep's tables, plots and report beside its runs."""
+    """Write the sweep's tables, plots and report beside its runs, and say what failed."""
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        from experiments.run import UNRECORDED
+
+        with contextlib.suppress(OSError):  # notes of this sweep only
+            (Path(config.hydra.sweep.dir) / UNRECORDED).unlink(missing_ok=True)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        from experiments.report import report
-
         sweep_dir = Path(config.hydra.sweep.dir)
-        if sweep_dir.is_dir():
-            out = report([sweep_dir])
-            print(f"sweep report -> {out}")
+        outcome["failed"] = summarise_sweep(sweep_dir) if sweep_dir.is_dir() else 1
         if config.get("task", {}).get("_target_", "").endswith(".Tune"):
             from experiments.tasks.tune import write_tuned
 

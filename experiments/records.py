@@ -85,13 +85,22 @@ OUTCOME_COLUMNS = RunRecord.columns("outcome", "timing") | set(GATHERED)
 TIMING_COLUMNS = RunRecord.columns("timing") | set(GATHERED)
 
 
+def _umask() -> int:
+    """The process's umask (read by setting it, so set it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
-    """Call `write(tmp)` on a temporary file beside `path`, then rename it into place."""
+    """Call `write(tmp)` on a temporary file beside `path`, then rename it into place, readable as the
+    user's umask says (a temporary file is made private; a research group's shared folder is not)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
         write(Path(tmp))
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -130,9 +139,34 @@ def write_record(
     return row
 
 
+def unwritable(err: OSError, run_dir: Path) -> str | None:
+    """One line for a folder a run cannot write to (read-only, not ours, a full disk); None when the
+    error is something else."""
+    import errno
+
+    if err.errno not in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT):
+        return None
+    where = Path(err.filename).parent if err.filename else run_dir
+    return f"cannot write to {where}: {err.strerror}; make it writable or choose another folder (hydra.run.dir=..., hydra.sweep.dir=...)"
+
+
+def needs_trace(row: dict[str, Any]) -> bool:
+    """Does this record come with a trace? A finished optimise run always writes one."""
+    return row.get("task") == "optimise" and row.get("status") == "ok"
+
+
 def damage(run_dir: Path) -> str | None:
     """What is wrong with a run's record, as a full disk, a shared file system or a killed node
-    leaves it (an empty or cut-off Parquet file, a row-less table); None when there is nothing wrong."""
+    leaves it (an empty or cut-off Parquet file, a row-less table, a trace gone); None when there is
+    nothing wrong."""
+    run = Path(run_dir) / RUN
+    if run.is_file() and run.stat().st_size and not (Path(run_dir) / TRACE).is_file():
+        try:
+            row = pd.read_parquet(run).iloc[0].to_dict()
+        except (OSError, ValueError, IndexError):
+            row = {}
+        if needs_trace(row):
+            return f"{TRACE} is missing"
     for name in (RUN, TRACE):
         path = Path(run_dir) / name
         if not path.is_file():

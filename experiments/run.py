@@ -1,13 +1,23 @@
 """The Hydra app: `python -m experiments.run [overrides]` runs one config; `-m` sweeps.
 
 User mistakes end with one line naming the problem. In a sweep, a failed run is recorded as
-failed (with its error) and the sweep goes on; a run whose record is complete is skipped, so a
-re-run of an interrupted sweep (same `hydra.sweep.dir`) does only what is missing, and runs again a
-run whose record was left damaged (empty or cut-off files), saying so in one line.
+failed (with its error) and the sweep goes on, and a sweep with any failed run exits non-zero. A
+sweep's folder is named by its study and overrides, so the same command again resumes it: a run whose
+record is complete and whose saved config is the one composed now is skipped; a failed, interrupted or
+damaged run is run again (`resume.keep_failed=true` keeps failed ones); a run whose config changed is
+refused in one line naming the keys (`resume.rerun_changed=true` runs it again).
+
+Ctrl-C or SIGTERM ends a run at its optimiser's next budget check with its best so far recorded
+(`stop_reason: interrupted`); a second Ctrl-C stops at once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import re
+import socket
 import sys
 import traceback
 from collections.abc import Sequence
@@ -21,18 +31,51 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from core import InputError
+from core import InputError, interrupt
 from experiments import overrides
 from experiments.build import build
-from experiments.records import RUN, RunRecord, damage, discard, read_row, write_config, write_record
-from experiments.schema import register
+from experiments.records import (
+    CONFIG,
+    RUN,
+    RunRecord,
+    damage,
+    discard,
+    read_row,
+    unwritable,
+    write_config,
+    write_record,
+)
+from experiments.schema import DEFAULT_EVALUATIONS, register
 
 GROUPS = ("puzzle", "optimizer", "task")
+LARGEST = 2**63 - 1  # what a record's int64 columns hold
+NOT_COMPARED = ("progress", "resume")  # settings that do not change what a run finds
+SWEEP_PID = "PUZZLELAB_SWEEP_PID"  # set by the sweep's process, read by its local workers
+NOT_IN_NAME = ("experiment", "smoke", "resume", "progress")  # the study's name already says these
+INTERRUPTED = 130  # the exit code of a run stopped by Ctrl-C, as a shell reports it
 
 
 def run_subdir(varying: str, seed: int) -> str:
     """A sweep run's directory: what varies, then the seed (e.g. optimizer=ga/seed=3)."""
     return f"{varying}/seed={seed}" if varying else f"seed={seed}"
+
+
+def sweep_name(task_overrides: Sequence[str]) -> str:
+    """A sweep folder's name from its command line (less Hydra's own settings), so the same command
+    finds the same folder and continues it: "default" for none, a readable name, or a short one with a
+    hash when the overrides are long."""
+    kept = sorted(
+        str(o)
+        for o in task_overrides
+        if not str(o).lstrip("+~").startswith(("hydra.", "hydra/"))
+        and str(o).lstrip("+~").split("=")[0].split(".")[0] not in NOT_IN_NAME
+    )
+    if not kept:
+        return "default"
+    name = re.sub(r"[^\w.=,+\-()\[\]]", "_", ",".join(kept))
+    if len(name) <= 80:
+        return name
+    return f"{name[:60]}..{hashlib.sha1(name.encode()).hexdigest()[:10]}"
 
 
 def setup(config_dirs: Sequence[Path] = (), headless: bool = True) -> None:
@@ -45,6 +88,7 @@ def setup(config_dirs: Sequence[Path] = (), headless: bool = True) -> None:
     for config_dir in config_dirs:
         register(config_dir)
     OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
+    OmegaConf.register_new_resolver("sweep_name", sweep_name, replace=True)
 
 
 def note_choices(cfg: DictConfig) -> None:
@@ -54,9 +98,40 @@ def note_choices(cfg: DictConfig) -> None:
 
 
 def check_seed(cfg: DictConfig) -> None:
-    """A seed is a whole number >= 0 (numpy's generators refuse the rest, with a traceback)."""
-    if not isinstance(cfg.seed, int) or isinstance(cfg.seed, bool) or cfg.seed < 0:
-        raise InputError(f"seed must be a whole number >= 0, got {cfg.seed!r}; e.g. seed=3")
+    """A seed is a whole number from 0 to 2^63 - 1 (numpy's generators refuse the rest, and a record
+    could not store it)."""
+    if not isinstance(cfg.seed, int) or isinstance(cfg.seed, bool) or not 0 <= cfg.seed <= LARGEST:
+        raise InputError(f"seed must be a whole number from 0 to 2^63 - 1, got {cfg.seed!r}; e.g. seed=3")
+
+
+def settle_budget(cfg: DictConfig) -> str:
+    """The budget in force, written into the config (so config.yaml re-runs it), and a line that says
+    it: what the user set, or DEFAULT_EVALUATIONS when they set neither evaluations nor seconds."""
+    budget = cfg.get("budget")
+    if budget is None:
+        return ""
+    evaluations, seconds = budget.get("evaluations"), budget.get("seconds")
+    if evaluations is not None and not 0 < evaluations <= LARGEST:
+        raise InputError(f"budget.evaluations must be a whole number from 1 to 2^63 - 1, got {evaluations}")
+    if seconds is not None and not 0 < seconds < float("inf"):
+        raise InputError(f"budget.seconds must be a positive finite number, got {seconds}")
+    if evaluations is None and seconds is None:
+        budget.evaluations = DEFAULT_EVALUATIONS
+        return (
+            f"budget: {DEFAULT_EVALUATIONS:,} evaluations (the default; set budget.evaluations or "
+            "budget.seconds to choose)"
+        )
+    parts = [
+        f"{evaluations:,} evaluations" if evaluations is not None else "",
+        f"{seconds:g} s" if seconds else "",
+    ]
+    return "budget: " + " or ".join(p for p in parts if p) + (", whichever comes first" if all(parts) else "")
+
+
+def prepare(cfg: DictConfig) -> str:
+    """Check what a record must be able to store before any work; the budget line to print."""
+    check_seed(cfg)
+    return settle_budget(cfg)
 
 
 def failure(cfg: DictConfig, error: BaseException) -> RunRecord:
@@ -74,28 +149,130 @@ def failure(cfg: DictConfig, error: BaseException) -> RunRecord:
 
 def run_task(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     """Build the configured task and run it: it writes the run's record and returns its row."""
-    check_seed(cfg)
-    row: dict[str, Any] = build(cfg.task, "task")(cfg, run_dir)
+    prepare(cfg)
+    with interrupt.caught():
+        row: dict[str, Any] = build(cfg.task, "task")(cfg, run_dir)
     return row
 
 
 def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
     """Run the configured task in `run_dir`, with one-line errors and failures recorded."""
-    write_config(cfg, run_dir)
     try:
+        line = prepare(cfg)
+        if line and not multirun:
+            print(line)
+        write_config(cfg, run_dir)
         return run_task(cfg, run_dir)
     except (InputError, OmegaConfBaseException) as err:
         if not multirun:
             print(f"error: {err}", file=sys.stderr)
             sys.exit(2)
-        write_record(run_dir, failure(cfg, err))
+        record_failure(cfg, run_dir, err)
+    except OSError as err:
+        folder = unwritable(err, run_dir)
+        if folder is None:
+            if not multirun:
+                raise
+            record_failure(cfg, run_dir, err, traceback.format_exc())
+        elif not multirun:
+            print(f"error: {folder}", file=sys.stderr)
+            sys.exit(2)
+        else:
+            print(f"failed: {run_dir}: {folder}", file=sys.stderr)
+            note_unrecorded(run_dir, folder)
+            return None
     except Exception as err:  # a bug: keep the traceback, but let the sweep go on
         if not multirun:
             raise
-        (run_dir / "error.txt").write_text(traceback.format_exc())
-        write_record(run_dir, failure(cfg, err))
+        record_failure(cfg, run_dir, err, traceback.format_exc())
     print(f"failed: {run_dir}", file=sys.stderr)
     return None
+
+
+def record_failure(cfg: DictConfig, run_dir: Path, err: BaseException, trace: str | None = None) -> None:
+    """A failed run's record (and a bug's traceback beside it); a folder that takes no record is noted
+    in the sweep's folder instead, so the sweep's summary still counts the run."""
+    try:
+        if trace is not None:
+            (run_dir / "error.txt").write_text(trace)
+        write_record(run_dir, failure(cfg, err))
+    except OSError as write_err:
+        note_unrecorded(run_dir, unwritable(write_err, run_dir) or str(write_err))
+
+
+UNRECORDED = ".unrecorded"  # in a sweep's folder: runs that failed where no record could be written
+
+
+def note_unrecorded(run_dir: Path, reason: str) -> None:
+    """Note, in the sweep's folder, a run that could not write its record (best effort: that folder may
+    be read-only too, and then every run says so on the console)."""
+    sweep_dir = Path(HydraConfig.get().sweep.dir)
+    try:
+        with open(sweep_dir / UNRECORDED, "a") as notes:
+            notes.write(f"{run_dir}\t{reason}\n")
+    except OSError:
+        pass
+
+
+def flat(node: Any, prefix: str = "") -> dict[str, Any]:
+    """A config as {dotted key: value}, for comparing two of them key by key."""
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            out.update(flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: node}
+
+
+def changed_keys(saved_path: Path, cfg: DictConfig) -> list[str]:
+    """The settings whose saved value (config.yaml) differs from the one composed now, as
+    "key (saved -> now)"; settings that cannot change a run's result are not compared."""
+    saved = OmegaConf.to_container(OmegaConf.load(saved_path), resolve=True)
+    now = OmegaConf.to_container(cfg, resolve=True)
+    a, b = flat(saved), flat(now)
+    keep = [k for k in sorted(a.keys() | b.keys()) if k.split(".")[0] not in NOT_COMPARED]
+    return [f"{k} ({a.get(k, '<none>')} -> {b.get(k, '<none>')})" for k in keep if a.get(k) != b.get(k)]
+
+
+def resumed(cfg: DictConfig, run_dir: Path) -> tuple[bool, float | None]:
+    """In a sweep run again: (done, its objective) for a run already recorded; (False, None) when it
+    must run (no record, a damaged one, a failed or interrupted one). A run whose config changed is
+    refused in one line (a refusal file beside its record makes the sweep's summary count it)."""
+    problem = damage(run_dir)
+    if problem:
+        print(f"damaged record, run again: {run_dir}: {problem}", file=sys.stderr)
+        discard(run_dir)
+        return False, None
+    if not (run_dir / RUN).is_file():
+        return False, None
+    row = read_row(run_dir)
+    if row.get("stop_reason") == "interrupted":
+        print(f"interrupted before, run again: {run_dir}")
+        return False, None
+    if row.get("status") != "ok" and not cfg.resume.keep_failed:
+        print(f"failed before, run again: {run_dir} ({row.get('error')})")
+        return False, None
+    changed = changed_keys(run_dir / CONFIG, cfg) if (run_dir / CONFIG).is_file() else []
+    refusal = run_dir / REFUSED
+    if changed and cfg.resume.rerun_changed:
+        print(f"config changed, run again: {run_dir}: {', '.join(changed)}")
+        refusal.unlink(missing_ok=True)
+        return False, None
+    if changed:
+        line = (
+            f"refused: {run_dir}: its saved config differs from the one composed now in "
+            f"{', '.join(changed)}; run it again with resume.rerun_changed=true, or sweep into another "
+            "folder with hydra.sweep.dir=..."
+        )
+        print(line, file=sys.stderr)
+        refusal.write_text(line + "\n")
+        return True, None
+    refusal.unlink(missing_ok=True)
+    print(f"skip (already complete): {run_dir}")
+    return True, objective(row)
+
+
+REFUSED = "refused.txt"  # beside a record kept because its config changed: the sweep's summary counts it
 
 
 def objective(row: dict[str, Any] | None) -> float | None:
@@ -111,22 +288,38 @@ def app(cfg: DictConfig) -> float | None:
     multirun = hc.mode == RunMode.MULTIRUN
     run_dir = Path(hc.runtime.output_dir)
     if multirun:
-        problem = damage(run_dir)
-        if problem:
-            print(f"damaged record, run again: {run_dir}: {problem}", file=sys.stderr)
-            discard(run_dir)
-        elif (run_dir / RUN).is_file():  # present and, as damage() just read it, whole
-            print(f"skip (already complete): {run_dir}")
-            return objective(read_row(run_dir))
-    if multirun:
+        if interrupt.requested():  # the sweep is stopping: start nothing new
+            raise KeyboardInterrupt
+        watch_sweep(hc)
         cfg.progress = False
+    else:
+        interrupt.clear()
     note_choices(cfg)
+    if multirun:
+        with contextlib.suppress(InputError):  # `execute` records it as the run's failure
+            prepare(cfg)  # as `execute` will: the config compared is the one a run would save
+        done, value = resumed(cfg, run_dir)
+        if done:
+            return value
     row = execute(cfg, run_dir, multirun)
     if row is not None:
         from experiments.tasks.optimise import summary_line
 
         print(summary_line(row, run_dir) if row.get("best") is not None else f"done -> {run_dir}")
+        if row.get("stop_reason") == "interrupted":
+            if multirun:
+                raise KeyboardInterrupt
+            print(f"interrupted: the best so far is recorded in {run_dir}", file=sys.stderr)
+            sys.exit(INTERRUPTED)
     return objective(row)
+
+
+def watch_sweep(hc: Any) -> None:
+    """In a local worker of a sweep (joblib), stop when the sweep's process dies (kill -9 of it leaves
+    workers running otherwise). Not on a cluster, whose jobs outlive the process that submitted them."""
+    pid, host = os.environ.get(SWEEP_PID, ":").split(":", 1)
+    if pid and host == socket.gethostname() and "joblib" in str(hc.launcher.get("_target_", "")):
+        interrupt.watch_parent(int(pid))
 
 
 def main() -> None:
@@ -136,7 +329,28 @@ def main() -> None:
         overrides.check(sys.argv[1:])
     except InputError as err:
         sys.exit(f"error: {err}")
-    app()
+    os.environ[SWEEP_PID] = f"{os.getpid()}:{socket.gethostname()}"
+    from experiments import callbacks
+
+    callbacks.outcome.clear()
+    try:
+        app()
+    except KeyboardInterrupt:
+        again = " ".join(["python -m experiments.run", *map(quoted, sys.argv[1:])])
+        print(
+            f"\ninterrupted: every finished run is recorded; run the same command again to resume: {again}",
+            file=sys.stderr,
+        )
+        sys.exit(INTERRUPTED)
+    if callbacks.outcome.get("failed"):
+        sys.exit(1)
+
+
+def quoted(arg: str) -> str:
+    """A command-line word as a shell needs it again ('seed=range(3)' keeps its quotes)."""
+    import shlex
+
+    return shlex.quote(arg)
 
 
 if __name__ == "__main__":

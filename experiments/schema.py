@@ -23,11 +23,15 @@ CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 GROUPS = ("puzzle", "optimizer", "task")
 
 
+DEFAULT_EVALUATIONS = 20000  # the budget of a run given neither evaluations nor seconds
+
+
 @dataclass
 class BudgetConf:
-    """The run's budget; `experiments.build.make_budget` turns it into a `core.Budget`."""
+    """The run's budget; `experiments.build.make_budget` turns it into a `core.Budget`. With neither
+    evaluations nor seconds set, the app sets DEFAULT_EVALUATIONS (a seconds budget alone runs that long)."""
 
-    evaluations: int | None = 20000  # stop after this many fitness evaluations
+    evaluations: int | None = None  # stop after this many fitness evaluations
     seconds: float | None = None  # ... or after this many seconds
     target: float | None = None  # ... or once best <= target; null: the puzzle's known optimum
     stop_at_optimum: bool = True  # with target null, stop at the known optimum (when there is one)
