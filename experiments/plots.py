@@ -175,10 +175,15 @@ def whole_numbers(values) -> bool:
     return bool(len(v)) and bool(np.all(v == np.round(v)))
 
 
-def integer_ticks(axis, values) -> None:
-    """Integer ticks on `axis` where the scores are whole numbers."""
+def integer_ticks(ax, values) -> None:
+    """Integer ticks on the y axis where the scores are whole numbers (over at least two integers,
+    so a panel where every run ends at one score still reads as integers)."""
     if whole_numbers(values):
-        axis.set_major_locator(MaxNLocator(integer=True))
+        lo, hi = ax.get_ylim()
+        if np.floor(hi) - np.ceil(lo) < 2:
+            middle = float(np.round((lo + hi) / 2))
+            ax.set_ylim(min(lo, middle - 1.25), max(hi, middle + 1.25))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def legend_outside(fig, handles, labels, title: str | None = None) -> None:
@@ -258,7 +263,7 @@ def convergence(
             ax.fill_between(q.index, q[0.25], q[0.75], color=s["color"], alpha=0.2, zorder=2)
         ax.set(xscale="log", xlabel=xlabel, ylabel=f"{ylabel}\nmedian (IQR band), thin: runs")
         ax.set_title(facet_title(problem, kind, several), fontsize=9)
-        integer_ticks(ax.yaxis, ptraces["best"])
+        integer_ticks(ax, ptraces["best"])
     legend_outside(fig, *median_handles(style))
     finish(fig, caption)
     return fig
@@ -293,7 +298,7 @@ def final_scores(runs: pd.DataFrame, keys: list[str], ylabel: str = "best", capt
         ax.tick_params(axis="x", rotation=30)
         for tick in ax.get_xticklabels():
             tick.set_horizontalalignment("right")
-        integer_ticks(ax.yaxis, d["best"])
+        integer_ticks(ax, d["best"])
     finish(fig, caption)
     return fig
 

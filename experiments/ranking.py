@@ -64,5 +64,7 @@ def cd_diagram(ranking: Ranking, caption: str = ""):
     ax = plot_stats(ranking.result, allow_insignificant=True)
     fig = ax.get_figure() if ax is not None else plt.gcf()
     what = f"mean rank of the mean final best over {ranking.instances} instances (1 = best)"
-    fig.suptitle(f"{caption}\n{what}" if caption else what, fontsize=9, y=1.02 + 0.06 * caption.count("\n"))
+    text = f"{caption}\n{what}" if caption else what
+    # above the axes and autorank's critical-difference bar, which it draws over the top axis
+    fig.text(0.5, 1.0 + 0.35 / fig.get_size_inches()[1], text, ha="center", va="bottom", fontsize=9)
     return fig

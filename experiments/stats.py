@@ -175,7 +175,8 @@ def pairwise(
 
     Metrics in `same_kind` count evaluations, so they compare only optimisers whose evaluations count
     the same thing (the `evaluation_kind` column: a fitness call, a priced move, a whole construction):
-    a pair of different kinds is not tested on them (nor counted in Holm's family).
+    a pair of different kinds is not tested on them (nor counted in Holm's family). Runs that do not
+    say what they count (outside results) are tested as before.
 
     Each metric is a column to minimise (the final best, or evaluations to the optimum); `a12` is the
     probability that a run of `a` does better (lower) than a run of `b`. Holm's correction covers the
@@ -195,8 +196,8 @@ def pairwise(
                     ra, rb = (g[(g["optimizer"] == o) & g[metric].notna()] for o in (a, b))
                     if ra.empty or rb.empty:
                         continue
-                    if metric in same_kind and kinds(ra) != kinds(rb):
-                        continue
+                    if metric in same_kind and kinds(ra) and kinds(rb) and kinds(ra) != kinds(rb):
+                        continue  # (a side that does not say, as outside results, is not held back)
                     rows.append(
                         {
                             **dict(zip(setting, key)),
