@@ -7,6 +7,7 @@ Also run automatically at the end of every multirun (experiments/callbacks.py).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -445,7 +446,7 @@ def report(
     pictures and report.md into `out` (default: roots[0]).
 
     summary and report.md are written whenever any record exists: report.md lists the failed runs
-    by reason (`failures(runs)`; printed too unless `quiet`), a colour sweep's section, and, where
+    by reason (`failures(runs)`; `python -m experiments.report` prints them), a colour sweep's section, and, where
     runs have a best, the statistics and pictures.
     """
     out = Path(out or roots[0])
@@ -477,7 +478,7 @@ def report(
         )
         atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
         if not quiet:
-            print("\n".join(failure_lines(failed)) or f"{len(runs)} run(s), none with a best score")
+            print(f"{len(runs)} run(s), none with a best score{failed_note(failed, out)}")
         return out
     keys = group_keys(ok)
     summary = summarise(ok, keys)
@@ -532,8 +533,15 @@ def report(
         with pd.option_context("display.width", 200, "display.max_columns", 30):
             print(summary.to_string(index=False))
         if len(failed):
-            print("\n".join(failure_lines(failed)) + f"\n(the 'error' column of {out / 'runs.csv'})")
+            print(failed_note(failed, out).lstrip("; "))
     return out
+
+
+def failed_note(failed: pd.DataFrame, out: Path) -> str:
+    """One line's end on the failures (their reasons and folders are in report.md)."""
+    if failed.empty:
+        return ""
+    return f"; {int(failed['runs'].sum())} run(s) failed, by reason in {out / 'report.md'}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -556,6 +564,9 @@ def main(argv: list[str] | None = None) -> None:
     except (FileNotFoundError, OutsideError) as err:
         raise SystemExit(f"error: {err}") from None
     print(f"report written to {out / 'report.md'}")
+    lines = failure_lines(failures(pd.read_parquet(out / "runs.parquet")))
+    if lines:
+        print("\n".join(lines), file=sys.stderr)
 
 
 if __name__ == "__main__":

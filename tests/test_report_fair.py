@@ -21,6 +21,7 @@ from experiments.report import (
     colour_sweep_verdicts,
     failure_lines,
     failures,
+    main,
     report,
     t_interval,
 )
@@ -187,8 +188,11 @@ def test_a_report_is_written_when_no_run_has_a_best(tmp_path, capsys):
     table = failures(pd.read_parquet(out / "runs.parquet"))
     assert table["error"].tolist() == ["ValueError: bad board", "MemoryError: out of memory"]
     assert table["runs"].tolist() == [2, 1] and table["run_dirs"].iloc[0] == [str(dirs[0]), str(dirs[1])]
-    printed = capsys.readouterr().out
-    assert failure_lines(table)[0] == "3 run(s) failed:" and "2 x ValueError: bad board" in printed
+    assert "3 run(s) failed, by reason in" in capsys.readouterr().out
+    lines = failure_lines(table)
+    assert lines[0] == "3 run(s) failed:" and lines[1].startswith("  2 x ValueError: bad board: ")
+    main([str(tmp_path)])
+    assert "  1 x MemoryError: out of memory: " + str(dirs[2]) in capsys.readouterr().err
 
 
 def test_colour_sweep_methods_with_intervals_per_colour_count():
