@@ -17,27 +17,30 @@ outcome: dict[str, int] = {}  # the last sweep's failures, read by experiments.r
 
 
 def unrecorded(sweep_dir: Path) -> pd.DataFrame:
-    """Runs that failed where no record could be written (experiments/run.py notes them), and runs
-    refused because their config changed, as (run_dir, error) rows."""
-    from experiments.run import REFUSED, UNRECORDED
+    """Runs that failed where no record could be written (experiments/run.py notes them), as
+    (run_dir, error) rows."""
+    from experiments.run import UNRECORDED
+
+    notes = sweep_dir / UNRECORDED
+    lines = notes.read_text().splitlines() if notes.is_file() else []
+    rows = [dict(zip(("run_dir", "error"), line.split("\t", 1))) for line in lines]
+    return pd.DataFrame(rows, columns=["run_dir", "error"])
+
+
+def refused(sweep_dir: Path) -> pd.DataFrame:
+    """Runs kept but refused because their config changed since they ran, as (run_dir, error) rows."""
+    from experiments.run import REFUSED
 
     rows = []
-    notes = sweep_dir / UNRECORDED
-    if notes.is_file():
-        for line in notes.read_text().splitlines():
-            run_dir, _, reason = line.partition("\t")
-            rows.append({"run_dir": run_dir, "error": reason})
     for refusal in sorted(sweep_dir.rglob(REFUSED)):
-        reason = refusal.read_text().strip().split("; run it again")[0]
-        rows.append(
-            {"run_dir": str(refusal.parent), "error": "config changed: " + reason.split(" in ", 1)[-1]}
-        )
+        keys = refusal.read_text().strip().split("; run it again")[0].split(" composed now in ", 1)[-1]
+        rows.append({"run_dir": str(refusal.parent), "error": f"refused, config changed: {keys}"})
     return pd.DataFrame(rows, columns=["run_dir", "error"])
 
 
 def failure_lines(failed: pd.DataFrame, total: int, most: int = 5) -> list[str]:
     """The failures grouped by their one-line reason, each with (up to `most` of) its run folders."""
-    lines = [f"{len(failed)} of {total} runs failed:"]
+    lines = [f"{len(failed)} of {total} runs failed or were refused:"]
     for error, group in failed.groupby(failed["error"].fillna("no error recorded"), sort=False):
         dirs = list(group["run_dir"])
         shown = ", ".join(dirs[:most]) + (f", ... ({len(dirs) - most} more)" if len(dirs) > most else "")
@@ -55,7 +58,9 @@ def summarise_sweep(sweep_dir: Path) -> int:
     except FileNotFoundError:
         runs = pd.DataFrame(columns=["run_dir", "status", "error"])
     extra = unrecorded(sweep_dir)
-    failed = pd.concat([runs.loc[runs["status"] != "ok", ["run_dir", "error"]], extra], ignore_index=True)
+    failed = pd.concat(
+        [runs.loc[runs["status"] != "ok", ["run_dir", "error"]], refused(sweep_dir), extra], ignore_index=True
+    )
     if len(runs):
         try:
             out = report([sweep_dir])

@@ -27,6 +27,7 @@ from typing import Any
 import hydra
 import matplotlib
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import HydraException
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
@@ -333,8 +334,16 @@ def main() -> None:
     from experiments import callbacks
 
     callbacks.outcome.clear()
+    os.environ.setdefault("HYDRA_FULL_ERROR", "1")  # Hydra raises to here instead of printing its own trace
     try:
         app()
+    except OSError as err:  # Hydra making a folder it cannot (a read-only sweep or run folder)
+        problem = unwritable(err, Path(err.filename or "."))
+        if problem is None:
+            raise
+        sys.exit(f"error: {problem}")
+    except (HydraException, OmegaConfBaseException) as err:
+        sys.exit(f"error: {str(err).strip().splitlines()[0]}")
     except KeyboardInterrupt:
         again = " ".join(["python -m experiments.run", *map(quoted, sys.argv[1:])])
         print(
