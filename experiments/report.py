@@ -478,7 +478,12 @@ def report(
         )
         atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
         if not quiet:
-            print(f"{len(runs)} run(s), none with a best score{failed_note(failed, out)}")
+            what = (
+                "a colour sweep: its points and methods per colour count"
+                if colour
+                else "none with a best score"
+            )
+            print(f"{len(runs)} run(s), {what}{failed_note(failed, out)}")
         return out
     keys = group_keys(ok)
     summary = summarise(ok, keys)
