@@ -9,7 +9,14 @@ take them in like any optimiser's runs, marked in every table: the runs table's 
 
 Columns: `puzzle`, `instance`, `method`, `seed` (or `run`, when there is no `seed`), `score` (the
 final best, as the puzzle scores it: lower is better), and optionally `evaluations` and `seconds`
-(what the run spent; for a run that reached the known optimum, what it needed to reach it).
+(what the run spent; for a run that reached the known optimum, what it needed to reach it) and
+`evaluation_kind` (what one evaluation counts, as run records say it: `fitness`, `priced move`, ...;
+without it, the row's evaluations are not tested against runs whose evaluations count a said kind).
+
+What the sweep knows is checked: no score below the least its instance allows (the runs' known
+optimum, an optimum or lower bound an exact record of the same board proved, 0 for a score that
+counts), and no negative, NaN or infinite evaluations or seconds; each refusal is one line naming the
+CSV line, the value and what is accepted.
 
 A row joins the sweep's runs of one instance: the same puzzle (`pentomino`, `packing/free6`) and
 the same `instance`, which is the puzzle's name (or blank) where the sweep ran one instance of it,
@@ -33,10 +40,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.solvers import EVALUATION_KIND
+
 SOURCE, PUZZLELAB, OUTSIDE = "source", "puzzlelab", "outside"
 MARK = " (outside)"  # after the method's name, in every table that names optimisers
 REQUIRED = ("puzzle", "instance", "method", "score")
-DOCUMENTED = "puzzle, instance, method, seed (or run), score, and optionally evaluations, seconds"
+DOCUMENTED = (
+    "puzzle, instance, method, seed (or run), score, and optionally evaluations, seconds, evaluation_kind"
+)
 SHARED = ("task", "puzzle", "known_optimum", "score_name", "instance_keys")  # and puzzle.*, budget.*
 
 
@@ -63,15 +74,47 @@ def canonical(instance: str) -> str:
     return " ".join(tokens)
 
 
+ACCEPTED = {
+    "seed": "a whole number",
+    "run": "a whole number",
+    "score": "a number, the final best as the puzzle scores it (lower is better)",
+    "evaluations": "a number >= 0 (the evaluations the run spent), or blank",
+    "seconds": "a number >= 0 (the seconds the run spent), or blank",
+}
+SPENT = ("evaluations", "seconds")  # what a run spent: never negative
+# the score names of puzzlelab's puzzles whose score counts something, so it is never below 0
+COUNTED = ("gaps", "unmatched edges", "attacking pairs")
+
+
 def numbers(df: pd.DataFrame, column: str, path: Path, whole: bool = False) -> pd.Series:
-    """A column of numbers (blank: NaN); the first value that is not one names its line."""
+    """A column of numbers (blank: NaN); the first value that is not one (or, for what a run spent, is
+    negative) names its line, the value and what is accepted there."""
     values = pd.to_numeric(df[column], errors="coerce").astype(float)
-    bad = (df[column] != "") & ~(np.isfinite(values) & ((values % 1 == 0) | (not whole)))
-    if bad.any():
-        line, text = df.loc[bad.idxmax(), "line"], df.loc[bad.idxmax(), column]
-        kind = "a whole number" if whole else "a number"
-        raise OutsideError(f"{path} line {line}: {column} '{text}' is not {kind}")
+    given = df[column] != ""
+    for bad, what in (
+        (given & values.isna(), "is not a number"),
+        (given & values.notna() & ~np.isfinite(values), "is not a finite number"),
+        (given & np.isfinite(values) & (values % 1 != 0) & whole, "is not a whole number"),
+        (given & (values < 0) & (column in SPENT), "is negative"),
+    ):
+        if bad.any():
+            line, text = df.loc[bad.idxmax(), "line"], df.loc[bad.idxmax(), column]
+            raise OutsideError(f"{path} line {line}: {column} '{text}' {what}; accepted: {ACCEPTED[column]}")
     return values
+
+
+def kinds(df: pd.DataFrame, path: Path) -> pd.Series:
+    """What each row's evaluations count, as puzzlelab's run records name it (blank: not said, and the
+    row's evaluations then sit out of the tests beside runs whose evaluations count something said)."""
+    names = sorted(set(EVALUATION_KIND.values()))
+    bad = (df["evaluation_kind"] != "") & ~df["evaluation_kind"].isin(names)
+    if bad.any():
+        line, text = df.loc[bad.idxmax(), "line"], df.loc[bad.idxmax(), "evaluation_kind"]
+        raise OutsideError(
+            f"{path} line {line}: evaluation_kind '{text}' is not one puzzlelab counts; accepted: "
+            f"{', '.join(names)}, or blank"
+        )
+    return df["evaluation_kind"].replace("", None)
 
 
 def table_of(path: Path) -> pd.DataFrame:
@@ -121,6 +164,7 @@ def read(path: Path) -> pd.DataFrame:
             "seed": numbers(df, seed, path, whole=True).astype(int),
             "score": numbers(df, "score", path),
             **{c: numbers(df, c, path) if c in df else np.nan for c in ("evaluations", "seconds")},
+            "evaluation_kind": kinds(df, path) if "evaluation_kind" in df else None,
             "where": [f"{path} line {line}" for line in df["line"]],
         }
     )
@@ -128,7 +172,8 @@ def read(path: Path) -> pd.DataFrame:
 
 def instances(runs: pd.DataFrame) -> pd.DataFrame:
     """The sweep's instances: per puzzle, one row per value of the settings that tell them apart,
-    with its label (`instance`) and the settings its runs share."""
+    with its label (`instance`), the settings its runs share, and the least score possible on it
+    (`floor`, with `floor_from` saying what knows it; NaN where nothing does)."""
     ok = runs[(runs["status"] == "ok") & runs["best"].notna()] if "best" in runs else runs[:0]
     rows = []
     for puzzle, g in ok.groupby("puzzle", sort=True):
@@ -140,10 +185,56 @@ def instances(runs: pd.DataFrame) -> pd.DataFrame:
             else:
                 label = canonical(" ".join(f"{c}={v}" for c, v in pairs) or str(puzzle))
             shared = [c for c in h if c in SHARED or c.startswith(("puzzle.", "budget."))]
-            rows.append(
-                {**{c: h[c].iloc[0] for c in shared if h[c].astype(str).nunique() == 1}, "instance": label}
-            )
+            row = {c: h[c].iloc[0] for c in shared if h[c].astype(str).nunique() == 1}
+            rows.append({**row, "instance": label, **floor(runs, row)})
     return pd.DataFrame(rows)
+
+
+def same(a: object, b: object) -> bool:
+    """Two settings' values alike as a label reads them (6 and 6.0; None and NaN)."""
+    missing_a, missing_b = (bool(pd.api.types.is_scalar(x) and pd.isna(x)) for x in (a, b))
+    return missing_a and missing_b or not (missing_a or missing_b) and number_text(a) == number_text(b)
+
+
+def floor(runs: pd.DataFrame, instance: dict) -> dict:
+    """The least score possible on an instance (`floor`) and what knows it (`floor_from`): the highest of
+    its runs' known optimum, the optimum or lower bound an exact record of the same puzzle settings
+    proved (task exact on an edge-matching board: columns `optimum`, `lower_bound`), and 0 for a
+    score that counts something (COUNTED); NaN where none of them is known."""
+    puzzle = instance["puzzle"]
+    found: list[tuple[float, str]] = []
+    if pd.notna(instance.get("known_optimum")):
+        optimum = float(instance["known_optimum"])
+        found.append((optimum, f"its known optimum is {optimum:g}"))
+    if "task" in runs:
+        exact = runs[(runs["task"] == "exact") & (runs["status"] == "ok") & (runs["puzzle"] == puzzle)]
+        settings = [c for c in instance if c.startswith("puzzle.")]
+        for _, r in exact.iterrows():
+            if all(c in r and same(r[c], instance[c]) for c in settings):
+                for column, what in (("optimum", "optimum"), ("lower_bound", "lower bound")):
+                    if column in r and pd.notna(r[column]):
+                        bound = float(r[column])
+                        found.append(
+                            (bound, f"the exact record {r.get('run_dir', '')} proved its {what} {bound:g}")
+                        )
+    if instance.get("score_name") in COUNTED:
+        found.append((0.0, f"its score counts {instance['score_name']}, never below 0"))
+    if not found:
+        return {"floor": np.nan, "floor_from": ""}
+    value, source = max(found, key=lambda f: f[0])  # the first of equals: the known optimum first
+    return {"floor": value, "floor_from": source}
+
+
+def check_floor(rows: pd.DataFrame) -> None:
+    """A score below the least possible on its instance is a mistake (a typo, another scoring, a score
+    to maximise), not a run better than any can be."""
+    below = rows[rows["score"] < rows["floor"]]  # False where no floor is known
+    if len(below):
+        r = below.iloc[0]
+        raise OutsideError(
+            f"{r['where']}: score {r['score']:g} is below what {r['puzzle']} instance {r['instance']} "
+            f"allows ({r['floor_from']}); accepted: a score >= {r['floor']:g}, as the puzzle scores it (lower is better)"
+        )
 
 
 def listed(names: Sequence[str], most: int = 10) -> str:
@@ -197,9 +288,12 @@ def outside_rows(table: pd.DataFrame, known: pd.DataFrame, first_id: int) -> pd.
     rows = table.merge(known, on=["puzzle", "instance"], how="left", indicator=True, validate="many_to_one")
     if (rows["_merge"] == "left_only").any():
         raise unknown(rows[rows["_merge"] == "left_only"].iloc[0], known)
+    check_floor(rows)
     optimum = rows["known_optimum"] if "known_optimum" in rows else pd.Series(np.nan, index=rows.index)
     reached = rows["score"] <= optimum  # False where no optimum is known
-    return rows.drop(columns=["_merge", "instance", "method", "score", "where"]).assign(
+    return rows.drop(
+        columns=["_merge", "instance", "method", "score", "where", "floor", "floor_from"]
+    ).assign(
         optimizer=rows["method"] + MARK,
         status="ok",
         best=rows["score"],

@@ -5,11 +5,13 @@ marked as outside everywhere; bad input ends with one line naming the problem.""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from experiments.records import write_record
 from experiments.report import main
 from tests.test_experiment_run import run_app
 
@@ -101,7 +103,8 @@ def test_the_example_joins_the_pentomino_study(pentomino_study, tmp_path):
 
     tests = pd.read_csv(out / "comparisons.csv")
     # 7 methods per puzzle: 21 pairs a metric, but a success without evaluations sits out of the
-    # evaluations metric (example_published on pentomino: 6 pairs fewer)
+    # evaluations metric (example_published on pentomino: 6 pairs fewer); the example does not say what
+    # its evaluations count (no evaluation_kind), which does not hold it back
     assert len(tests) == 21 + 21 + 21 + 15
     timing = tests[(tests["puzzle"] == "pentomino") & (tests["metric"] == "evaluations_to_optimum")]
     assert not (timing[["a", "b"]] == "example_published (outside)").any().any()
@@ -120,13 +123,14 @@ def test_the_example_joins_the_pentomino_study(pentomino_study, tmp_path):
 
 def test_outside_method_joins_the_ranking_and_the_cd_diagram(packing, tmp_path):
     """Two files (the option repeats), `run` for `seed`, the instance left blank or named: a reference
-    at every instance's known optimum ranks first everywhere."""
+    at every instance's known optimum ranks first everywhere; its evaluations count fitness calls, as
+    the sweep's do (evaluation_kind), so it is tested on evaluations to the optimum too."""
     rows = [
-        f"{p},{p if k % 2 else ''},ref,{run},{opt},1000"
+        f"{p},{p if k % 2 else ''},ref,{run},{opt},1000,fitness"
         for k, (p, opt) in enumerate(PACKING.items())
         for run in (1, 2)
     ]
-    head = "puzzle,instance,method,run,score,evaluations\n"
+    head = "puzzle,instance,method,run,score,evaluations,evaluation_kind\n"
     first = write_csv(tmp_path / "a.csv", head + "\n".join(rows[:6]) + "\n")
     second = write_csv(tmp_path / "b.csv", head + "\n".join(rows[6:]) + "\n")
     out = report(packing, tmp_path / "report", first, second)
@@ -167,16 +171,18 @@ BAD = [
     (
         "puzzle,instance,method,seed\nedge_matching,1,m,0\n",
         "{csv}: no column 'score'; the columns are: puzzle, "
-        "instance, method, seed (or run), score, and optionally evaluations, seconds",
+        "instance, method, seed (or run), score, and optionally evaluations, seconds, evaluation_kind",
     ),
     (
         "puzzle,instance,method,score\nedge_matching,1,m,5\n",
         "{csv}: no column 'seed' or 'run' (which run a row "
-        "is); the columns are: puzzle, instance, method, seed (or run), score, and optionally evaluations, seconds",
+        "is); the columns are: puzzle, instance, method, seed (or run), score, and optionally evaluations, "
+        "seconds, evaluation_kind",
     ),
     (
         "puzzle,instance,method,seed,score\nedge_matching,1,m,0,5\n\nedge_matching,2,m,0,five\n",
-        "{csv} line 4: score 'five' is not a number",
+        "{csv} line 4: score 'five' is not a number; accepted: a number, the final best as the puzzle "
+        "scores it (lower is better)",
     ),
     (
         "puzzle,instance,method,seed,score\nedge_matchin,1,m,0,5\n",
@@ -192,11 +198,12 @@ BAD = [
     ),
     (
         "puzzle,instance,method,seed,score\nedge_matching,1,m,0.5,5\n",
-        "{csv} line 2: seed '0.5' is not a whole number",
+        "{csv} line 2: seed '0.5' is not a whole number; accepted: a whole number",
     ),
     (
         "puzzle,instance,method,seed,score,seconds\nedge_matching,1,m,0,5,soon\n",
-        "{csv} line 2: seconds 'soon' is not a number",
+        "{csv} line 2: seconds 'soon' is not a number; accepted: a number >= 0 (the seconds the run "
+        "spent), or blank",
     ),
     (
         "puzzle,instance,method,seed,score\nedge_matching,1,m,0,5,7\n",
@@ -204,10 +211,46 @@ BAD = [
     ),
     ("puzzle,instance,method,seed,score\nedge_matching,1,,0,5\n", "{csv} line 2: no method"),
     ("puzzle,instance,method,seed,score\n", "{csv}: no rows under the header"),
+    # what the sweep knows (issue 31): nothing beats an instance's known optimum, nothing spends less than 0
+    (
+        "puzzle,instance,method,seed,score\nedge_matching,1,m,0,5\nedge_matching,2,m,0,-1\n",
+        "{csv} line 3: score -1 is below what edge_matching instance 2 allows (its known optimum is 0); "
+        "accepted: a score >= 0, as the puzzle scores it (lower is better)",
+    ),
+    (
+        "puzzle,instance,method,seed,score,evaluations\nedge_matching,1,m,0,5,-25\n",
+        "{csv} line 2: evaluations '-25' is negative; accepted: a number >= 0 (the evaluations the run "
+        "spent), or blank",
+    ),
+    (
+        "puzzle,instance,method,seed,score,evaluations\nedge_matching,1,m,0,5,inf\n",
+        "{csv} line 2: evaluations 'inf' is not a finite number; accepted: a number >= 0 (the evaluations "
+        "the run spent), or blank",
+    ),
+    (
+        "puzzle,instance,method,seed,score,seconds\nedge_matching,1,m,0,5,NaN\n",
+        "{csv} line 2: seconds 'NaN' is not a number; accepted: a number >= 0 (the seconds the run spent), "
+        "or blank",
+    ),
+    (
+        "puzzle,instance,method,seed,score,seconds\nedge_matching,1,m,0,5,-0.5\n",
+        "{csv} line 2: seconds '-0.5' is negative; accepted: a number >= 0 (the seconds the run spent), "
+        "or blank",
+    ),
+    (
+        "puzzle,instance,method,seed,score,evaluations,evaluation_kind\nedge_matching,1,m,0,5,9,fitnes\n",
+        "{csv} line 2: evaluation_kind 'fitnes' is not one puzzlelab counts; accepted: construction, fitness, "
+        "priced move, priced placement, or blank",
+    ),
+    (
+        "puzzle,instance,method,seed,score\nedge_matching,1,m,0,-inf\n",
+        "{csv} line 2: score '-inf' is not a finite number; accepted: a number, the final best as the "
+        "puzzle scores it (lower is better)",
+    ),
 ]
 
 
-@pytest.mark.parametrize("text, line", BAD, ids=[line.split(": ", 1)[1][:30] for _, line in BAD])
+@pytest.mark.parametrize("text, line", BAD, ids=[line.split(": ", 1)[1][:40] for _, line in BAD])
 def test_bad_input_ends_with_one_line(edge, tmp_path, text, line):
     csv = write_csv(tmp_path / "results.csv", text)
     with pytest.raises(SystemExit) as exit_:
@@ -226,3 +269,55 @@ def test_without_outside_results_the_tables_are_unchanged(edge, tmp_path):
     out = report(edge, tmp_path)
     runs = pd.read_csv(out / "runs.csv")
     assert "source" not in runs and len(runs) == 4
+
+
+def test_no_score_below_a_lower_bound_an_exact_record_proved(edge, tmp_path):
+    """An exact record of the same board (task exact on edge matching: columns optimum, lower_bound) in
+    the sweep bounds what an outside row may claim on that instance, and only on that one."""
+    sweep_dir = tmp_path / "sweep"
+    shutil.copytree(edge, sweep_dir)
+    records = [pd.read_parquet(f).iloc[0] for f in sorted(edge.rglob("run.parquet"))]
+    one = next(r for r in records if r["puzzle.instance_seed"] == 1)
+    puzzle = {c: one[c] for c in one.index if c.startswith("puzzle.")}
+    row = {"task": "exact", "seed": 0, "puzzle": "edge_matching", "status": "ok", **puzzle}
+    exact_dir = sweep_dir / "task=exact" / "seed=0"
+    write_record(exact_dir, {**row, "optimum": None, "lower_bound": 7, "proved": "optimum at least 7"})
+    csv = write_csv(tmp_path / "results.csv", "puzzle,instance,method,seed,score\nedge_matching,1,m,0,6\n")
+    with pytest.raises(SystemExit) as exit_:
+        report(sweep_dir, tmp_path / "report", csv)
+    assert str(exit_.value) == (
+        f"error: {csv} line 2: score 6 is below what edge_matching instance 1 allows (the exact record "
+        f"{exact_dir.resolve()} proved its lower bound 7); accepted: a score >= 7, as the puzzle scores it "
+        "(lower is better)"
+    )
+    fine = write_csv(
+        tmp_path / "fine.csv",
+        "puzzle,instance,method,seed,score\nedge_matching,1,m,0,7\nedge_matching,2,m,0,6\n",
+    )
+    out = report(sweep_dir, tmp_path / "fine", fine)
+    outside = pd.read_csv(out / "runs.csv").query("source == 'outside'")
+    assert sorted(outside["best"]) == [6, 7]
+
+
+def test_a_count_is_never_below_zero(tmp_path):
+    """Without a known optimum (the official Eternity II set), a score that counts (unmatched edges)
+    is still never negative."""
+    run = run_app(
+        "puzzle=eternity2", "optimizer=sa", "budget.evaluations=200", f"hydra.run.dir={tmp_path / 'run'}"
+    )
+    assert run.returncode == 0, run.stderr
+    assert pd.isna(pd.read_parquet(tmp_path / "run" / "run.parquet")["known_optimum"].iloc[0])
+    csv = write_csv(tmp_path / "results.csv", "puzzle,instance,method,seed,score\neternity2,,m,0,-2\n")
+    proc = run_app(
+        str(tmp_path / "run"),
+        "--out",
+        str(tmp_path / "report"),
+        "--outside",
+        str(csv),
+        module="experiments.report",
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (
+        f"error: {csv} line 2: score -2 is below what eternity2 instance eternity2 allows (its score counts "
+        "unmatched edges, never below 0); accepted: a score >= 0, as the puzzle scores it (lower is better)"
+    )
