@@ -25,6 +25,7 @@ cell, the piece and its turns. `Backtrack` is the constructive solver built from
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 
 import numba
@@ -388,52 +389,94 @@ def _left(seconds: float | None, started: float) -> float | None:
     return None if seconds is None else max(seconds - (time.perf_counter() - started), 0.0)
 
 
+DEFAULT_MAX_NODES = 50_000_000  # optimizer=backtrack's node cap when neither it nor a time budget is set
+FALLBACK_WIDTH = 100  # the beam that builds a board when the exact search gives up
+
+
+@dataclass(frozen=True)
+class ExactConstruction(Construction):
+    """A `Construction` that says what the exact search proved: `optimal` (the board's count is the
+    optimum), `lower_bound` (the optimum is at least this), `nodes` walked, and `note`, one line for
+    the user when it gave up (empty otherwise). `work` counts the exact search's nodes only."""
+
+    optimal: bool = True
+    lower_bound: int = 0
+    nodes: int = 0
+    note: str = ""
+
+
 class Backtrack(BoardBuilder):
     """The exact backtracker as a constructive solver: a board with the fewest unmatched inner edges.
 
     Args:
-        max_nodes: give up (with a one-line error stating the lower bound proved) after this many
-            search nodes; small boards (up to about 6 x 6) need far fewer.
+        max_nodes: give up after this many search nodes. None (the default): no cap under a time
+            budget (`budget.seconds`: the time is the budget), else DEFAULT_MAX_NODES.
         threads: the perfect search's threads (null: every core); the same board on any number.
 
-    Its work counts search nodes. Under a time limit it gives up the same way when the time is spent:
-    an exact search has no board to show before it ends. Any n x m board.
+    Its work counts search nodes. A search that gives up (the time or the node cap spent) returns a
+    board all the same, a narrow beam search's (`FALLBACK_WIDTH`), in an `ExactConstruction` whose
+    stop reason is "seconds" or "max_nodes" and which carries the lower bound proved, and says so in
+    one line (`note`, also issued as a warning). Any n x m board.
     """
 
     work_unit = "node"
     rectangles = True
 
-    def __init__(self, max_nodes: int = 50_000_000, threads: int | None = None):
-        if max_nodes < 1:
-            raise InputError(f"optimizer.max_nodes must be positive, got {max_nodes}")
+    def __init__(self, max_nodes: int | None = None, threads: int | None = None):
+        if max_nodes is not None and max_nodes < 1:
+            raise InputError(f"optimizer.max_nodes must be positive (or null), got {max_nodes}")
         if threads is not None and threads < 1:
             raise InputError(f"optimizer.threads must be 1 or more (or null: every core), got {threads}")
         self.max_nodes, self.threads = max_nodes, threads or threads_available()
         self.name = "backtrack"
 
+    def node_cap(self, seconds: float | None) -> int:
+        """The nodes a search may walk: the cap set, else none under a time limit, else the default."""
+        if self.max_nodes is not None:
+            return self.max_nodes
+        return DEFAULT_MAX_NODES if seconds is None else np.iinfo(np.int64).max
+
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         warm_up()
 
-    def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
-        """An optimal board, checked (each piece once, pre-placed pieces kept)."""
+    def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> ExactConstruction:
+        """An optimal board, checked (each piece once, pre-placed pieces kept); or, when the search
+        gives up, a beam's board and what was proved (see the class docstring)."""
         started = time.perf_counter()
         puzzle = self._require(puzzle)
         if seconds is not None:
             warm_up()  # a process's first search loads the kernels: on the clock, but not the search's
-        result = solve_puzzle(puzzle, self.max_nodes, _left(seconds, started), self.threads)
-        if result.piece is None or result.rotation is None:
-            spent = (
-                f"after {result.nodes:,} nodes (the optimum is at least {result.lower_bound} unmatched edges)"
-            )
-            if result.stop_reason == "seconds":
-                raise InputError(
-                    f"optimizer=backtrack ran out of time ({seconds:g} s) {spent}; allow more time "
-                    "(budget.seconds) or use a smaller board"
-                )
-            raise InputError(
-                f"optimizer=backtrack gave up {spent}; raise optimizer.max_nodes or use a smaller board"
-            )
-        return Construction(puzzle.layout(result.piece, result.rotation), work=result.nodes)
+        cap = self.node_cap(seconds)
+        result = solve_puzzle(puzzle, cap, _left(seconds, started), self.threads)
+        if result.piece is not None and result.rotation is not None:
+            layout = puzzle.layout(result.piece, result.rotation)
+            return ExactConstruction(layout, result.nodes, "finished", True, result.lower_bound, result.nodes)
+        elapsed = time.perf_counter() - started
+        fallback = Beam(FALLBACK_WIDTH, 0, None, "frame_first").construct(puzzle)
+        score = unmatched_joins(
+            puzzle.table, puzzle.n, puzzle.m, fallback.layout.piece, fallback.layout.rotation
+        )
+        note = give_up_note(result, seconds, cap, elapsed, score)
+        warnings.warn(note, RuntimeWarning, stacklevel=2)
+        return ExactConstruction(
+            fallback.layout, result.nodes, result.stop_reason, False, result.lower_bound, result.nodes, note
+        )
+
+
+def give_up_note(result: ExactResult, seconds: float | None, cap: int, elapsed: float, score: int) -> str:
+    """One line on a search that gave up: what stopped it, the work done, a lower bound only where
+    one above the trivial 0 was proved, and the board kept instead."""
+    why = f"time budget {seconds:g} s" if result.stop_reason == "seconds" else f"node cap {cap:,}"
+    bound = (
+        f"; proved: the optimum is at least {result.lower_bound} unmatched edges"
+        if result.lower_bound
+        else ""
+    )
+    return (
+        f"optimizer=backtrack stopped after {result.nodes:,} nodes, {elapsed:.1f} s ({why}) without an "
+        f"exact answer{bound}; the board kept is a beam search's (width {FALLBACK_WIDTH}), with {score} "
+        "unmatched edges (allow more time with budget.seconds, or set optimizer.max_nodes)"
+    )
 
 
 EXACT_SHARE = 0.5  # under a time limit, the exact search's share of it; the beam gets what is left
