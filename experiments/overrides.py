@@ -125,6 +125,8 @@ def one_line(err: Exception, overrides: list[str]) -> str:
         )
     if isinstance(cause, ValidationError) and cause.full_key and "is not Optional" in str(cause.msg):
         return f"{cause.full_key} cannot be null; give it a value (or leave the setting out)"
+    if isinstance(cause, ValidationError) and cause.full_key and "is not a ListConfig" in str(cause.msg):
+        return f"{cause.full_key} must be a list, e.g. {cause.full_key}=[2,4]"
     if isinstance(cause, ValidationError) and cause.full_key:
         wanted = re.search(r"converted to (\w+)", str(cause.msg))
         kind = KINDS.get(wanted.group(1), wanted.group(1)) if wanted else "another value"

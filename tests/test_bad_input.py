@@ -51,6 +51,7 @@ FILES: dict[str, bytes | None] = {
     "stated_four_by_four.txt": _pieces("# size: 4 x 4", *TWO_BY_EIGHT),
     "one_corner_recoloured.txt": _pieces(*TWO_BY_EIGHT[:-1], "3 3 1 0"),  # 3 corners, 13 edge pieces
     "two_by_eight_sized.txt": _pieces("# size: 2 x 8", *TWO_BY_EIGHT),  # fits, but not the starter
+    "negative_size.txt": _pieces("# size: -4 x -4", *["1 2 3 4"] * 16),
 }
 
 PIECES = "puzzle=eternity2 optimizer=greedy puzzle.pieces_file={inputs}/"
@@ -81,7 +82,14 @@ CASES: list[tuple[str, str]] = [
     (f"{SWEEP} puzzle.n=3 task.colours=[]", "task.colours is empty"),
     (f"{SWEEP} puzzle.n=3 task.colours=[2,13]", "task.colours: 13 colours cannot be dealt on a 3 x 3 board"),
     (f"{SWEEP} puzzle.n=3 task.colours=[0]", "list counts from 1 to 12"),
-    (f"{SWEEP} puzzle.n=3 task.points=0", "task.points must be at least 2"),
+    (f"{SWEEP} puzzle.n=3 task.points=0", "task.points must be a whole number of at least 2"),
+    (
+        f"{SWEEP} puzzle.n=3 task.points=2.5",
+        "task.points must be a whole number of at least 2 (log-spaced colour counts), got 2.5",
+    ),
+    (f"{SWEEP} puzzle.n=3 task.colours=5", "task.colours must be a list of colour counts"),
+    (f"{SWEEP} puzzle.n=3 task.colours=[2.5]", "task.colours: 2.5 is not a colour count"),
+    (f"{SWEEP} puzzle.n=3 task.pictures=5", "task.pictures must be a list"),
     (
         f"{SWEEP} puzzle.n=3 optimizer=ils_compiled task.compiled_evaluations=0",
         "task.compiled_evaluations must be",
@@ -103,6 +111,8 @@ CASES: list[tuple[str, str]] = [
     (PIECES + "stated_four_by_four.txt", "fit a 2 x 8 board, not the stated 4 x 4"),
     (PIECES + "one_corner_recoloured.txt", "these pieces fit no board (3 corners with two grey sides"),
     (PIECES + "two_by_eight_sized.txt", "set puzzle.starter=false"),
+    (PIECES + "negative_size.txt", "negative_size.txt line 2: a board of -4 x -4 has no cells"),
+    ("puzzle=eternity2_like puzzle.instance_seed=-1", "puzzle.instance_seed must be a whole number >= 0"),
     (
         "puzzle=edge_matching puzzle.generator=file puzzle.fix_centre=false optimizer=greedy "
         "puzzle.pieces_file={inputs}/two_by_eight.txt",
@@ -235,8 +245,11 @@ def test_a_mistake_ends_in_one_line(args, expected, tmp_path, inputs):
     assert_one_line(run_forked(command(args, tmp_path, inputs), tmp_path), expected)
 
 
-@pytest.mark.parametrize("index", [0, 13])  # the launcher, before Hydra; a piece file, in the run
-def test_the_command_line_itself_says_the_same(index, tmp_path, inputs):
-    """The real `python -m experiments.run`, for a case the fork runs too: the same line."""
-    args, expected = CASES[index]
+# the launcher, checked before Hydra runs; a piece file, read in the run
+THROUGH_PYTHON_M = [CASES[0], next(case for case in CASES if "picture.png" in case[0])]
+
+
+@pytest.mark.parametrize("args, expected", THROUGH_PYTHON_M, ids=["launcher", "piece_file"])
+def test_the_command_line_itself_says_the_same(args, expected, tmp_path, inputs):
+    """The real `python -m experiments.run`, for cases the fork runs too: the same line."""
     assert_one_line(run_app(command(args, tmp_path, inputs)), expected)

@@ -102,6 +102,10 @@ def solver_kind(optimizer) -> str:
     }[needs(optimizer)]
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def check_puzzle(cfg: DictConfig, base: dict[str, Any]) -> None:
     """The sweep varies a generated edge-matching board's colour count: the puzzle must take n and colours."""
     if "n" not in base or "colours" not in base:
@@ -141,12 +145,20 @@ class ColourSweep:
             ("optimizer_points", optimizer_points),
             ("compiled_points", compiled_points),
         ):
-            if value is not None and value < 2:
-                raise InputError(f"task.{key} must be at least 2 (log-spaced colour counts), got {value}")
-        if compiled_evaluations is not None and compiled_evaluations < 1:
+            if value is not None and not (_whole(value) and value >= 2):
+                raise InputError(
+                    f"task.{key} must be a whole number of at least 2 (log-spaced colour counts), got {value!r}"
+                )
+        if compiled_evaluations is not None and not (
+            _whole(compiled_evaluations) and compiled_evaluations >= 1
+        ):
             raise InputError(
-                "task.compiled_evaluations must be at least 1 (priced moves per board), "
-                f"got {compiled_evaluations}; or null for budget.evaluations"
+                "task.compiled_evaluations must be a whole number of at least 1 (priced moves per board), "
+                f"got {compiled_evaluations!r}; or null for budget.evaluations"
+            )
+        if colours is not None and not isinstance(colours, (list, tuple)):
+            raise InputError(
+                f"task.colours must be a list of colour counts, e.g. task.colours=[2,4,8], got {colours!r}"
             )
         if colours is not None and not colours:
             raise InputError(
@@ -175,12 +187,16 @@ class ColourSweep:
             )
         most = min(inner_edges(n), MAX_COLOUR)
         if self.colours is not None:
-            wrong = [c for c in self.colours if not 1 <= c <= most]
-            if wrong:
-                raise InputError(
-                    f"task.colours: {wrong[0]} colours cannot be dealt on a {n} x {n} board's "
-                    f"{inner_edges(n)} inner edges; list counts from 1 to {most}"
-                )
+            for c in self.colours:
+                if not _whole(c):
+                    raise InputError(
+                        f"task.colours: {c!r} is not a colour count; list whole numbers from 1 to {most}"
+                    )
+                if not 1 <= c <= most:
+                    raise InputError(
+                        f"task.colours: {c} colours cannot be dealt on a {n} x {n} board's "
+                        f"{inner_edges(n)} inner edges; list counts from 1 to {most}"
+                    )
             return list(self.colours)
         points = {"constructive": self.points, "metaheuristic": self.optimizer_points}
         return seed_colours(n, points.get(kind, self.compiled_points))

@@ -198,6 +198,8 @@ class Eternity2Like(EdgeMatching):
         hints: tuple[list[int], ...] = (),
     ):
         m = n if m is None else m
+        if instance_seed < 0:
+            raise InputError(f"puzzle.instance_seed must be a whole number >= 0, got {instance_seed}")
         if n < 3 or m < 3:
             raise InputError(
                 f"puzzle.n and puzzle.m must be at least 3 (a frame round an inside), got {n} x {m}"

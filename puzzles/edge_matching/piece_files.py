@@ -109,6 +109,8 @@ def _size(text: str, where: str) -> tuple[int, int]:
     words = [w for w in re.split(r"[\s,;x*]+", text.strip().lower()) if w]
     what = "the board side n, or rows and columns n x m"
     rows, cols = _ints(" ".join(words * 2 if len(words) == 1 else words), 2, where, what)
+    if rows < 1 or cols < 1:
+        raise InputError(f"{where}: a board of {rows} x {cols} has no cells; state {what}, e.g. '# size: 16'")
     return rows, cols
 
 
@@ -205,7 +207,7 @@ def read_text_file(path: Path, what: str, fix: str) -> str:
         raise InputError(f"{what} {str(path)!r} cannot be read ({err.strerror or err}); {fix}") from None
     nul = data.find(b"\0")
     try:
-        text = data[: nul if nul >= 0 else len(data)].decode("utf-8")
+        text = data[: nul if nul >= 0 else len(data)].decode("utf-8-sig")  # a leading BOM is text too
     except UnicodeDecodeError as err:  # the first byte that is no UTF-8 text, before any NUL
         raise InputError(
             f"{path}: not a text {what} (byte 0x{data[err.start]:02x} at offset {err.start}, not UTF-8); {fix}"
