@@ -68,7 +68,7 @@ def _alive(pid: int) -> bool:
 _watched: set[int] = set()
 
 
-def watch_parent(pid: int, grace: float = 3.0, every: float = 1.0) -> None:
+def watch_parent(pid: int, grace: float = 5.0, every: float = 0.5) -> None:
     """In a worker process: when the sweep process `pid` dies (kill -9 leaves its workers running), ask
     the run to stop, give it `grace` seconds to write its record, then leave. Started once a process."""
     if pid in _watched or pid == os.getpid():

@@ -38,20 +38,11 @@ def refused(sweep_dir: Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run_dir", "error"])
 
 
-def failure_lines(failed: pd.DataFrame, total: int, most: int = 5) -> list[str]:
-    """The failures grouped by their one-line reason, each with (up to `most` of) its run folders."""
-    lines = [f"{len(failed)} of {total} runs failed or were refused:"]
-    for error, group in failed.groupby(failed["error"].fillna("no error recorded"), sort=False):
-        dirs = list(group["run_dir"])
-        shown = ", ".join(dirs[:most]) + (f", ... ({len(dirs) - most} more)" if len(dirs) > most else "")
-        lines.append(f"  {len(dirs)} x {error}: {shown}")
-    return lines
-
-
 def summarise_sweep(sweep_dir: Path) -> int:
-    """Write the sweep's report and print its failures; the number of failed (or refused) runs."""
+    """Write the sweep's report and print its failures by reason; the number of failed (or refused)
+    runs, and at least 1 when no run left a record."""
     from experiments.gather import gather_runs
-    from experiments.report import report
+    from experiments.report import failure_lines, failures, report
 
     try:
         runs = gather_runs([sweep_dir])
@@ -71,7 +62,9 @@ def summarise_sweep(sweep_dir: Path) -> int:
     else:
         print(f"no run of this sweep left a record in {sweep_dir}", file=sys.stderr)
     if len(failed):
-        print("\n".join(failure_lines(failed, len(runs) + len(extra))), file=sys.stderr)
+        lines = failure_lines(failures(failed.assign(status="failed")), dirs=5)
+        total = len(runs) + len(extra)
+        print(f"{len(failed)} of {total} runs failed or were refused:", *lines[1:], sep="\n", file=sys.stderr)
     return len(failed) if len(runs) else max(len(failed), 1)
 
 

@@ -345,6 +345,7 @@ def main() -> None:
     except (HydraException, OmegaConfBaseException) as err:
         sys.exit(f"error: {str(err).strip().splitlines()[0]}")
     except KeyboardInterrupt:
+        stop_workers()
         again = " ".join(["python -m experiments.run", *map(quoted, sys.argv[1:])])
         print(
             f"\ninterrupted: every finished run is recorded; run the same command again to resume: {again}",
@@ -353,6 +354,16 @@ def main() -> None:
         sys.exit(INTERRUPTED)
     if callbacks.outcome.get("failed"):
         sys.exit(1)
+
+
+def stop_workers() -> None:
+    """End the local workers of an interrupted sweep now: joblib starts fresh idle ones after an
+    interrupt, and those would otherwise wait minutes for work that never comes."""
+    from joblib.externals.loky import reusable_executor
+
+    executor = reusable_executor._executor  # None when no sweep started workers in this process
+    if executor is not None:
+        executor.shutdown(wait=False, kill_workers=True)
 
 
 def quoted(arg: str) -> str:

@@ -203,3 +203,47 @@ def current_umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def children(pid: int) -> set[int]:
+    done = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
+    return {int(p) for p in done.stdout.split()}
+
+
+def alive(pids: set[int]) -> set[int]:
+    return {p for p in pids if Path(f"/proc/{p}").exists() and "Z" not in status(p)}
+
+
+def status(pid: int) -> str:
+    try:
+        return next(
+            line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("State")
+        )
+    except (OSError, StopIteration):
+        return "Z"
+
+
+def test_no_worker_outlives_a_killed_sweep(tmp_path):
+    sweep = subprocess.Popen(
+        [sys.executable, "-m", "experiments.run", "-m", "puzzle=queens", "optimizer=sa", "seed=0,1",
+         "budget.seconds=120", "budget.stop_at_optimum=false", "hydra.launcher.n_jobs=2",
+         f"hydra.sweep.dir={tmp_path}"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.time() + 120
+    while len(list(tmp_path.rglob("config.yaml"))) < 2 and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(6)  # both workers are in their searches
+    workers = children(sweep.pid)
+    assert workers, "the sweep started no workers"
+    sweep.kill()  # kill -9: nothing of the sweep's process runs again
+    sweep.wait()
+    deadline = time.time() + 10
+    while alive(workers) and time.time() < deadline:
+        time.sleep(0.2)
+    left = alive(workers)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers alive 10 s after the sweep was killed: {left}"
+    stopped = [pd.read_parquet(p).iloc[0]["stop_reason"] for p in tmp_path.rglob("run.parquet")]
+    assert stopped == ["interrupted", "interrupted"]  # each kept its best so far
