@@ -4,7 +4,9 @@ DuckDB reads the run records' Parquet files in place (no server, no import step)
 `runs` (every `run.parquet`: one row per run, every config setting a column, `run_dir` added) and
 `traces` (every `trace.parquet`: evaluations, seconds, best, with the `run_dir` it came from), so
 runs of every sweep, ad-hoc run and tuning trial answer one query. Columns named with a dot are
-quoted: `"optimizer.t_start"`.
+quoted: `"optimizer.t_start"`. The records are those a report gathers (experiments/gather.py): a
+damaged or incomplete record, or a `run.parquet` that is not a run record of ours, is left out with one
+line on stderr and the query answered over the rest.
 """
 
 from __future__ import annotations
@@ -17,29 +19,36 @@ import duckdb
 import pandas as pd
 
 from core import InputError
+from experiments.gather import kept
 from experiments.records import RUN, TRACE, write_table
 
 ROOT = Path("results")
 
 
-def view(con: duckdb.DuckDBPyConnection, name: str, root: Path, file: str) -> None:
-    """A view over every `file` under `root`, each row tagged with its run directory."""
-    pattern = str(root / "**" / file).replace("'", "''")
+def view(con: duckdb.DuckDBPyConnection, name: str, files: list[Path], file: str) -> None:
+    """A view over the Parquet `files` (each named `file`), each row tagged with its run directory."""
+    listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
     con.execute(
         f"CREATE VIEW {name} AS SELECT * EXCLUDE (filename), "
         f"regexp_replace(filename, '/{file}$', '') AS run_dir "
-        f"FROM read_parquet('{pattern}', union_by_name = true, filename = true)"
+        f"FROM read_parquet([{listed}], union_by_name = true, filename = true)"
     )
 
 
 def connect(root: Path = ROOT) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with the views `runs` and `traces` over the records under `root`."""
+    """An in-memory DuckDB with the views `runs` and `traces` over the records under `root`: the records
+    the report would gather (a damaged or incomplete record, or a file that is not a run record of ours,
+    is left out in one line on stderr, as gather says it)."""
     if not any(Path(root).rglob(RUN)):
         raise InputError(f"no run records ({RUN}) under {root}; run something first, or give --root")
+    dirs = [d for d, _ in kept([Path(root)], resolve=False)]
+    if not dirs:
+        raise InputError(f"no whole run records ({RUN}) under {root}: every one was left out (above)")
     con = duckdb.connect()
-    view(con, "runs", Path(root), RUN)
-    if any(Path(root).rglob(TRACE)):
-        view(con, "traces", Path(root), TRACE)
+    view(con, "runs", [d / RUN for d in dirs], RUN)
+    traces = [d / TRACE for d in dirs if (d / TRACE).is_file()]
+    if traces:
+        view(con, "traces", traces, TRACE)
     return con
 
 

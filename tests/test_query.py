@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -47,3 +50,52 @@ def test_query_errors_are_one_line(outside_sweep, tmp_path):
     proc = outside_app(outside_sweep.parent, "experiments.query", "SELECT nope FROM runs", "--root", ".")
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
     assert proc.stderr.startswith("error: the query failed: Binder Error")
+
+
+def test_a_damaged_record_is_left_out_in_one_line_and_the_query_answered(outside_sweep, tmp_path):
+    """An emptied run.parquet, a cut-off one, a foreign run.parquet and a run whose trace is gone: each
+    left out with the line gather gives, no traceback, and the query answered over the rest."""
+    tree = Path(shutil.copytree(outside_sweep, tmp_path / "sweep"))
+    emptied, cut_off, traceless, *whole = sorted(p.parent for p in tree.rglob("run.parquet"))
+    (emptied / "run.parquet").write_bytes(b"")
+    data = (cut_off / "run.parquet").read_bytes()
+    (cut_off / "run.parquet").write_bytes(data[: len(data) // 2])
+    (traceless / "trace.parquet").unlink()
+    foreign = tree / "elsewhere" / "run.parquet"
+    foreign.parent.mkdir()
+    pd.DataFrame({"x": [1.0]}).to_parquet(foreign)
+
+    proc = outside_app(tmp_path, "experiments.query", "SELECT count(*) AS n FROM runs", "--root", "sweep")
+
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 4
+    rel = {d: Path("sweep") / d.relative_to(tree) for d in (emptied, cut_off, traceless)}
+    assert (
+        f"left out, damaged record: {rel[emptied]}: run.parquet is empty (re-run its sweep to run it again)"
+        in lines
+    )
+    assert any(
+        line.startswith(f"left out, damaged record: {rel[cut_off]}: run.parquet is unreadable")
+        for line in lines
+    )
+    assert (
+        f"left out, incomplete record: {rel[traceless]}: trace.parquet is missing (re-run its sweep to run it again)"
+        in lines
+    )
+    assert any(
+        line.startswith(f"ignored, not a puzzlelab run record: {Path('sweep/elsewhere/run.parquet')}")
+        for line in lines
+    )
+    assert proc.stdout.split() == ["n", str(len(whole))]
+    # the traces view holds only the kept runs' traces
+    traced = query("SELECT count(DISTINCT run_dir) AS n FROM traces", tree)["n"].iloc[0]
+    assert traced == len(whole)
+
+
+def test_every_record_damaged_is_one_line(tmp_path):
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "run.parquet").write_bytes(b"")
+    with pytest.raises(InputError, match="^no whole run records"):
+        query("SELECT 1", tmp_path)
