@@ -64,7 +64,8 @@ def test_interrupted_sweep_resumes_with_only_the_missing_runs(tmp_path):
 
 def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
     proc = app("-m", "puzzle.width=4,6", "seed=0", "budget.evaluations=500", f"hydra.sweep.dir={tmp_path}")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # the sweep went on, and says that it failed
+    assert "1 of 2 runs failed or were refused:\n  1 x InputError: the strip (width 4)" in proc.stderr
     runs = pd.read_csv(tmp_path / "runs.csv")
     failed = runs[runs["status"] == "failed"]
     assert len(failed) == 1
