@@ -1,13 +1,18 @@
 """`python -m experiments.reproduce <run dir>`: re-run a run from its saved config and seed, and check
-that it found the same: the same best score and the same trace (evaluation counts and best values).
+that it found the same: every table the run writes is the same (its row, so the best score; its trace,
+evaluation counts and best values; a colour sweep's points, `colour_sweep.parquet`; an exact task's
+`exact.parquet` or per-case tables), each Parquet file and its CSV copy. What differs is named by
+table, column and first row.
 
-Wall-clock columns are not compared. A run with a budget in seconds cannot promise the same trace on
+Timing columns (records.TIMING_COLUMNS: wall-clock and CPU seconds, threads) are not compared. A run with a budget in seconds cannot promise the same trace on
 another machine; reproduce says so rather than reporting a false difference as a bug.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 import tempfile
 from pathlib import Path
@@ -44,8 +49,50 @@ def differences(saved: pd.DataFrame, fresh: pd.DataFrame, what: str) -> list[str
     return out
 
 
-def reproduce(run_dir: Path) -> list[str]:
-    """Re-run the run in `run_dir` into a scratch directory; return what differs (empty: identical)."""
+RECORD = {
+    RUN: "run",
+    TRACE: "trace",
+}  # the run record's own tables, named as the lines have always named them
+TABLES = (".parquet", ".csv")
+
+
+def written(folder: Path) -> list[str]:
+    """Every table under `folder` (Parquet and its CSV copy), as paths relative to it: the run record's
+    row and trace first, then the rest in order."""
+    found = sorted(
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.suffix in TABLES and p.is_file() and not p.name.startswith(".")
+    )
+    return sorted(found, key=lambda name: (name not in RECORD, name.endswith(".csv"), name))
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+
+
+def compare_tables(saved_dir: Path, fresh_dir: Path, names: list[str]) -> list[str]:
+    """What differs between the saved run's tables and the fresh run's, table by table (the fresh run
+    names the tables: every one its task writes; timing columns are the machine's and not compared)."""
+    out = []
+    for name in names:
+        what = RECORD.get(name, name)
+        if not (saved_dir / name).is_file():
+            out.append(f"{what}: written now, not in the saved run")
+            continue
+        try:
+            saved = read_table(saved_dir / name)
+        except (OSError, ValueError) as err:  # pyarrow's ArrowInvalid, pandas' parser errors: ValueErrors
+            out.append(f"{what}: the saved table is unreadable ({str(err).strip().splitlines()[0]})")
+            continue
+        out += differences(saved, read_table(fresh_dir / name), what)
+    return out
+
+
+def reproduce(run_dir: Path, compared: list[str] | None = None) -> list[str]:
+    """Re-run the run in `run_dir` into a scratch directory and compare every table the run writes (its
+    row, its trace, a colour sweep's points, an exact task's tables, each Parquet and its CSV); return
+    what differs (empty: identical). `compared`, when given, is filled with the tables compared."""
     run_dir = Path(run_dir)
     if not (run_dir / CONFIG).is_file() or not (run_dir / RUN).is_file():
         raise InputError(f"{run_dir} is not a finished run directory (needs {CONFIG} and {RUN})")
@@ -54,12 +101,12 @@ def reproduce(run_dir: Path) -> list[str]:
         raise InputError(f"{run_dir / CONFIG} is not a run's config: expected a mapping, found a list")
     cfg.progress = False
     with tempfile.TemporaryDirectory() as scratch:
-        run_task(cfg, Path(scratch))
-        fresh_run = pd.read_parquet(Path(scratch) / RUN)
-        fresh_trace = pd.read_parquet(Path(scratch) / TRACE) if (Path(scratch) / TRACE).is_file() else None
-    diffs = differences(pd.read_parquet(run_dir / RUN), fresh_run, "run")
-    if fresh_trace is not None and (run_dir / TRACE).is_file():
-        diffs += differences(pd.read_parquet(run_dir / TRACE), fresh_trace, "trace")
+        with contextlib.redirect_stdout(io.StringIO()):  # the task's own lines: the verdict is ours
+            run_task(cfg, Path(scratch))
+        names = written(Path(scratch))
+        diffs = compare_tables(run_dir, Path(scratch), names)
+    if compared is not None:
+        compared[:] = names
     return diffs
 
 
@@ -70,11 +117,15 @@ def main(argv: list[str] | None = None) -> None:
     setup()
     try:
         cfg = OmegaConf.load(args.run_dir / CONFIG) if (args.run_dir / CONFIG).is_file() else None
-        diffs = reproduce(args.run_dir)
+        compared: list[str] = []
+        diffs = reproduce(args.run_dir, compared)
     except InputError as err:
         sys.exit(f"error: {err}")
     if not diffs:
-        print(f"reproduced: {args.run_dir} (same best and same trace)")
+        print(
+            f"reproduced: {args.run_dir} (every table the same, timing columns aside: "
+            f"{', '.join(n for n in compared if not n.endswith('.csv'))} and their CSVs)"
+        )
         return
     if cfg is not None and OmegaConf.select(cfg, "budget.seconds") is not None:
         print("note: this run had a budget in seconds, so its trace depends on the machine's speed")
