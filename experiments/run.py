@@ -99,10 +99,12 @@ def note_choices(cfg: DictConfig) -> None:
 
 
 def check_seed(cfg: DictConfig) -> None:
-    """A seed is a whole number from 0 to 2^63 - 1 (numpy's generators refuse the rest, and a record
-    could not store it)."""
-    if not isinstance(cfg.seed, int) or isinstance(cfg.seed, bool) or not 0 <= cfg.seed <= LARGEST:
-        raise InputError(f"seed must be a whole number from 0 to 2^63 - 1, got {cfg.seed!r}; e.g. seed=3")
+    """A seed is a whole number >= 0 (numpy's generators refuse the rest, with a traceback) that a
+    record can store (at most 2^63 - 1)."""
+    if not isinstance(cfg.seed, int) or isinstance(cfg.seed, bool) or cfg.seed < 0:
+        raise InputError(f"seed must be a whole number >= 0, got {cfg.seed!r}; e.g. seed=3")
+    if cfg.seed > LARGEST:
+        raise InputError(f"seed must be at most 2^63 - 1 (what a record stores), got {cfg.seed}")
 
 
 def settle_budget(cfg: DictConfig) -> str:
@@ -112,8 +114,10 @@ def settle_budget(cfg: DictConfig) -> str:
     if budget is None:
         return ""
     evaluations, seconds = budget.get("evaluations"), budget.get("seconds")
-    if evaluations is not None and not 0 < evaluations <= LARGEST:
-        raise InputError(f"budget.evaluations must be a whole number from 1 to 2^63 - 1, got {evaluations}")
+    if evaluations is not None and evaluations > LARGEST:
+        raise InputError(
+            f"budget.evaluations must be at most 2^63 - 1 (what a record stores), got {evaluations}"
+        )
     if seconds is not None and not 0 < seconds < float("inf"):
         raise InputError(f"budget.seconds must be a positive finite number, got {seconds}")
     if evaluations is None and seconds is None:

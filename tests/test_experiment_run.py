@@ -120,7 +120,7 @@ def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, line):
             ["sede=3"],
             (
                 "error: the config has no setting 'sede'; it takes: budget, puzzle, optimizer, task, seed, "
-                "progress, study, choices (prefix a new key with + to add it)"
+                "progress, study, resume, choices (prefix a new key with + to add it)"
             ),
         ),
         (["puzzle.width=six"], "error: puzzle.width must be a whole number, got 'six'"),

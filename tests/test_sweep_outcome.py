@@ -139,8 +139,8 @@ def test_an_interrupt_keeps_the_best_so_far(tmp_path, sig):
 @pytest.mark.parametrize(
     "override, says",
     [
-        ("seed=18446744073709551616", "seed must be a whole number from 0 to 2^63 - 1"),
-        ("budget.evaluations=9223372036854775808", "budget.evaluations must be a whole number from 1"),
+        ("seed=18446744073709551616", "seed must be at most 2^63 - 1 (what a record stores)"),
+        ("budget.evaluations=9223372036854775808", "budget.evaluations must be at most 2^63 - 1"),
         ("budget.seconds=inf", "budget.seconds must be a positive finite number"),
     ],
 )
