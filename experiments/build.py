@@ -21,6 +21,8 @@ def build(node: DictConfig, what: str) -> Any:
         if isinstance(cause, InputError):
             raise cause from None
         first = str(err).strip().splitlines()[0]
+        if cause is not None:  # Hydra's first line names the class; the cause says what went wrong
+            first = f"{first.rstrip(':')}: {type(cause).__name__}: {str(cause).strip().splitlines()[0]}"
         raise InputError(f"cannot build the {what}: {first}") from err
 
 
