@@ -110,20 +110,22 @@ RUN: dict[str, list[str]] = {
     "min(best) AS best FROM traces WHERE evaluations <= 500000 GROUP BY run_dir) t USING (run_dir) WHERE "
     "r.run_dir LIKE '%tuned_vs_default/%' GROUP BY ALL ORDER BY best_at_2M\"": [],
     # The puzzles: Eternity II and generated boards
-    "python -m experiments.run puzzle=eternity2_like puzzle.n=8 optimizer=hybrid_vlns budget.seconds=60 "
-    "budget.evaluations=null": ["budget.evaluations=20000"],
+    "python -m experiments.run puzzle=eternity2_like puzzle.n=8 optimizer=hybrid_vlns budget.seconds=60": [
+        "budget.evaluations=20000"
+    ],
     "python -m experiments.run puzzle=eternity2_like puzzle.n=6 puzzle.m=12 puzzle.frame_colours=3 "
     "puzzle.inner_colours=6 optimizer=sa_compiled": [],
-    "python -m experiments.run puzzle=eternity2 optimizer=hybrid_vlns budget.seconds=60 budget.evaluations=null": [
+    "python -m experiments.run puzzle=eternity2 optimizer=hybrid_vlns budget.seconds=60": [
         "budget.evaluations=20000"
     ],
     "python -m experiments.run puzzle=eternity2 optimizer=beam": [
         "optimizer.width=20",
         "optimizer.max_width=20",
     ],
-    "python -m experiments.run puzzle=eternity2 optimizer=hybrid_vlns optimizer.chains=2 budget.seconds=600 "
-    "budget.evaluations=null": ["budget.evaluations=20000"],
-    "python -m experiments.run puzzle=eternity2 optimizer=beam_refine budget.seconds=600 budget.evaluations=null": [
+    "python -m experiments.run puzzle=eternity2 optimizer=hybrid_vlns optimizer.chains=2 budget.seconds=600": [
+        "budget.evaluations=20000"
+    ],
+    "python -m experiments.run puzzle=eternity2 optimizer=beam_refine budget.seconds=600": [
         "optimizer.width=50",
         "optimizer.max_width=500",
         "budget.seconds=null",
