@@ -3,20 +3,22 @@ sweep that started this worker going away.
 
 Why a flag and not an exception: an optimiser interrupted mid-step has nothing to hand back, so the
 objective reads the flag at its next budget check and ends the run as a budget would, keeping the best
-so far (`stop_reason: interrupted`). A second Ctrl-C is the user insisting: it raises at once.
+so far (`stop_reason: interrupted`). A second Ctrl-C is the user insisting: it ends the process at once.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
 _asked = threading.Event()
+_listeners: list[Callable[[], None]] = []
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -26,33 +28,76 @@ def requested() -> bool:
 
 
 def request() -> None:
-    """Ask the running search to stop at its next check."""
+    """Ask the running search to stop at its next check, and tell the searches listening (a compiled
+    search reads a flag of its own, not this one)."""
     _asked.set()
+    for tell in list(_listeners):
+        tell()
 
 
 def clear() -> None:
     _asked.clear()
 
 
-def _on_signal(signum: int, frame: FrameType | None) -> None:
-    if _asked.is_set():  # the second time: stop now
-        raise KeyboardInterrupt
-    _asked.set()
+@contextmanager
+def listen(tell: Callable[[], None]) -> Iterator[None]:
+    """Within the block, a stop request also calls `tell` (e.g. sets a compiled search's stop flag)."""
+    _listeners.append(tell)
+    if _asked.is_set():
+        tell()
+    try:
+        yield
+    finally:
+        _listeners.remove(tell)
+
+
+def _ignore(signum: int, frame: FrameType | None) -> None:
+    """Python's own handler, run whenever the main thread next runs Python: the watcher did the work."""
 
 
 @contextmanager
 def caught() -> Iterator[None]:
-    """Within the block, SIGINT and SIGTERM ask for a stop instead of killing the run (main thread only:
-    elsewhere Python cannot take signals, and the block leaves them as they are)."""
+    """Within the block, SIGINT and SIGTERM ask for a stop instead of killing the run; a second one
+    ends the process at once (exit code 130). Main thread only (elsewhere the block leaves signals as
+    they are).
+
+    Why a watcher thread on the wakeup fd: Python runs a signal handler only when the main thread runs
+    Python, which a compiled search holding it for minutes does not; the C handler writes the signal to
+    the wakeup fd at once, so the watcher can set the search's stop flag while it runs."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = {s: signal.signal(s, _on_signal) for s in SIGNALS}
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    before = {s: signal.signal(s, _ignore) for s in SIGNALS}
+    wakeup = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+
+    def watch() -> None:
+        seen = 0
+        while True:
+            try:
+                data = reader.recv(64)
+            except OSError:
+                return
+            if not data:  # the block ended: the writer was closed
+                return
+            seen += len(data)
+            if seen >= 2:
+                os.write(2, b"\ninterrupted again: stopping now, without a record\n")
+                os._exit(130)
+            request()
+
+    watcher = threading.Thread(target=watch, name="puzzlelab-signals", daemon=True)
+    watcher.start()
     try:
         yield
     finally:
+        signal.set_wakeup_fd(wakeup)
         for s, handler in before.items():
             signal.signal(s, handler)
+        writer.close()
+        watcher.join(timeout=1)
+        reader.close()
 
 
 def _alive(pid: int) -> bool:

@@ -42,7 +42,7 @@ import numpy as np
 # starts its threads, so set here, before any beam runs (a value the user set is kept).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from core import Construction, ConstructivePuzzle, InputError, unmatched_edge
+from core import Construction, ConstructivePuzzle, InputError, interrupt, unmatched_edge
 from heuristics.edge_greedy import DC, DR, BoardBuilder
 
 WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the official set 22 s on 2 cores
@@ -400,7 +400,8 @@ ORDERS = {"rows": rows, "frame_first": frame_first}
 
 @contextmanager
 def alarm(seconds: float | None) -> Iterator[np.ndarray]:
-    """A flag, int64[1], that a timer thread sets to 1 once `seconds` have passed (never, for None).
+    """A flag, int64[1], that a timer thread sets to 1 once `seconds` have passed (never, for None),
+    or a stop request (Ctrl-C, SIGTERM: core.interrupt) sets at once.
 
     Why: a compiled search cannot read a clock, but it can read this flag between steps and stop;
     it runs without the GIL (nogil), so the timer fires on time.
@@ -411,7 +412,8 @@ def alarm(seconds: float | None) -> Iterator[np.ndarray]:
         timer.daemon = True
         timer.start()
     try:
-        yield flag
+        with interrupt.listen(lambda: flag.fill(1)):
+            yield flag
     finally:
         if timer is not None:
             timer.cancel()

@@ -117,16 +117,23 @@ def test_a_seconds_budget_alone_is_the_budget_and_says_so(tmp_path):
     assert "evaluations: 20000" in (tmp_path / "d" / "config.yaml").read_text()  # re-runs as it ran
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupt_keeps_the_best_so_far(tmp_path, sig):
+@pytest.mark.parametrize(
+    "sig, solver",
+    [
+        (signal.SIGINT, ["optimizer=sa_compiled"]),  # a compiled search in chunks: the objective's check
+        (signal.SIGTERM, ["optimizer=sa_compiled"]),
+        (signal.SIGINT, ["optimizer=beam", "optimizer.width=200000"]),  # one compiled call: its stop flag
+    ],
+)
+def test_an_interrupt_keeps_the_best_so_far(tmp_path, sig, solver):
     run = subprocess.Popen(
-        [sys.executable, "-m", "experiments.run", "puzzle=eternity", "optimizer=sa_compiled",
-         "budget.seconds=120", "progress=false", f"hydra.run.dir={tmp_path}"],
+        [sys.executable, "-m", "experiments.run", "puzzle=eternity", *solver, "budget.seconds=120",
+         "progress=false", f"hydra.run.dir={tmp_path}"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert run.stdout is not None
     assert run.stdout.readline().startswith("budget: 120 s")  # composed; the search starts
-    time.sleep(4)
+    time.sleep(6)
     run.send_signal(sig)
     out, err = run.communicate(timeout=60)
     assert run.returncode == 130, err

@@ -10,7 +10,7 @@ import pandas as pd
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from core import Construction, Face, Puzzle, Result
+from core import Construction, Face, Puzzle, Result, interrupt
 from experiments.build import build, component_name, config_columns, make_budget
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
 from experiments.solvers import Built, as_optimizer, check_pair, evaluation_kind, local_search_face, offers
@@ -43,6 +43,14 @@ def rescored(puzzle: Puzzle, solver: Any, result: Result) -> float:
     return score
 
 
+def stop_reason(built: Construction | None, result: Result) -> str:
+    """Why the run ended: an interrupt (a constructive solver stopped by it reports only that it
+    stopped), the constructive solver's own reason, or the budget's."""
+    if interrupt.requested():
+        return "interrupted"
+    return built.stop_reason if built is not None and built.stop_reason != "finished" else result.stop_reason
+
+
 def run_record(
     cfg: DictConfig, puzzle: Puzzle, solver, built: Construction | None, result: Result, trace: pd.DataFrame
 ) -> RunRecord:
@@ -69,9 +77,7 @@ def run_record(
         cpu_seconds=result.cpu_seconds,
         evals_to_optimum=evals_to,
         seconds_to_optimum=secs_to,
-        stop_reason=built.stop_reason
-        if built is not None and built.stop_reason != "finished"
-        else result.stop_reason,
+        stop_reason=stop_reason(built, result),
         threads=numba.get_num_threads(),
         best_genome=" ".join(map(str, result.best_genome)),
         score_name=puzzle.score_name,
