@@ -6,7 +6,9 @@ with the pre-placed pieces kept. Iterative deepening on the number of unmatched 
 the first k with a board proves the optimum. Each depth-first search fills cells row-major and
 prunes early: a 0 facing an inner edge dooms that edge as soon as it is placed, and border
 colours (0) left over that the empty border sides cannot take must face inner edges, each of
-which then fails (two zeros at most per edge). The first step (k = 0) has its own lean search,
+which then fails (two zeros at most per edge; a 0 facing an empty cell leaves a doomed edge that one
+more 0 joins at no cost, so those are taken off first: the cross-check of tests/test_exact_crosscheck.py
+found a 4 x 2 board, no grey rule, whose optimum 1 the bound without them had pruned). The first step (k = 0) has its own lean search,
 `_perfect`, where a perfect board must put every grey side off the board (grey sides and border
 sides equally many): candidates come from an index by cell kind and the left and top colours,
 so the same tree is walked 3-5x faster (benchmarks/bench_exact_edge.py).
@@ -76,6 +78,24 @@ def _cost(cell, p, r, n, m, piece, rot, table):
 
 
 @numba.njit(cache=True, nogil=True)
+def _open_zeros(cell, p, r, n, m, piece, rot, table):
+    """How placing piece p (turned r) in `cell` changes the open grey joins: grey sides facing an empty
+    cell (a doomed edge that one more grey side can join at no cost). Its greys towards empty cells
+    open one each; a neighbour's grey side towards `cell` is closed."""
+    row, col, change = cell // m, cell % m, 0
+    for s in range(4):
+        rr, cc = row + DR[s], col + DC[s]
+        if rr < 0 or rr >= n or cc < 0 or cc >= m:
+            continue
+        q = rr * m + cc
+        if piece[q] == EMPTY:
+            change += table[p, r, s] == 0
+        else:
+            change -= table[piece[q], rot[q], (s + 2) % 4] == 0
+    return change
+
+
+@numba.njit(cache=True, nogil=True)
 def _doomed(cells, piece, rot, table, n, m):
     """Inner edges the pieces in `cells` already doom, each counted once (placed in turn; any order)."""
     board, bad = np.full_like(piece, EMPTY), 0
@@ -126,6 +146,7 @@ def _search(
     base,
     z0,
     b0,
+    o0,
     starts,
     entries,
     want,
@@ -144,7 +165,8 @@ def _search(
     bad = np.zeros(f + 1, dtype=np.int64)
     zl = np.zeros(f + 1, dtype=np.int64)
     bl = np.zeros(f + 1, dtype=np.int64)
-    bad[0], zl[0], bl[0] = base, z0, b0
+    zo = np.zeros(f + 1, dtype=np.int64)
+    bad[0], zl[0], bl[0], zo[0] = base, z0, b0, o0
     nxt[0], end[0] = _candidates(cells[0], k - base, m, piece, rot, table, starts)
     d, nodes, priced = 0, 0, 0
     while d >= 0:
@@ -160,10 +182,11 @@ def _search(
                 continue
             priced += 1
             z, b = zl[d] - zeros[p], bl[d] - border[cell]
+            o = zo[d] + _open_zeros(cell, p, r, n, m, piece, rot, table)
             cost = bad[d] + _cost(cell, p, r, n, m, piece, rot, table)
-            if cost + (max(z - b, 0) + 1) // 2 <= k:
+            if cost + (max(z - b - o, 0) + 1) // 2 <= k:
                 piece[cell], rot[cell], used[p] = p, r, True
-                bad[d + 1], zl[d + 1], bl[d + 1] = cost, z, b
+                bad[d + 1], zl[d + 1], bl[d + 1], zo[d + 1] = cost, z, b, o
                 placed = True
         nodes += 1
         if nodes > max_nodes:
@@ -238,6 +261,7 @@ class Setup:
     skip: np.ndarray
     want: np.ndarray
     pattern: np.ndarray
+    o0: int = 0
 
 
 def setup(table, n: int, preplaced=None, grey_rule: bool = False, m: int | None = None) -> Setup:
@@ -261,8 +285,16 @@ def setup(table, n: int, preplaced=None, grey_rule: bool = False, m: int | None 
     border = (neighbours(n, m) < 0).sum(axis=1).astype(np.int64)
     z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
     want = cell_pattern if grey_rule else np.full(n * m, -1, dtype=np.int64)
+    nb = neighbours(n, m)
+    shown = table[piece, rot]
+    o0 = sum(  # pre-placed grey sides facing an empty cell: doomed edges another grey side may join
+        int(shown[x, side] == 0)
+        for x in np.flatnonzero(piece != EMPTY)
+        for side in range(4)
+        if nb[x, side] >= 0 and piece[nb[x, side]] == EMPTY
+    )
     return Setup(
-        table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip, want, pattern.ravel()
+        table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip, want, pattern.ravel(), o0
     )
 
 
@@ -272,7 +304,7 @@ def deepening(
     """`_search` from `s` for a board with at most k unmatched edges: (status, nodes, candidates priced)."""
     starts, entries = index
     args = (k, s.todo, s.piece, s.rot, s.used, s.twin, s.skip, s.zeros, s.border, s.table, n, m, s.base)
-    return _search(*args, s.z0, s.b0, starts, entries, s.want, s.pattern, max_nodes, stop)
+    return _search(*args, s.z0, s.b0, s.o0, starts, entries, s.want, s.pattern, max_nodes, stop)
 
 
 def solve_exact(
@@ -304,7 +336,7 @@ def solve_exact(
     started, m = time.perf_counter(), n if m is None else m
     s = setup(table, n, preplaced, grey_rule, m)
     spent = priced = 0
-    k = max(s.base + (max(s.z0 - s.b0, 0) + 1) // 2, proved)
+    k = max(s.base + (max(s.z0 - s.b0 - s.o0, 0) + 1) // 2, proved)
     if k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
         answer = search(
             Board(table, n, m, preplaced), limit=1, threads=threads, max_nodes=max_nodes, seconds=seconds
