@@ -155,3 +155,24 @@ def test_constructive_solvers_report_their_work_in_their_unit():
     built = ExactFirst(max_nodes=1000, width=50, seed=3).construct(hard)
     assert built.work == capped.priced + beam.work and capped.priced > 0
     assert np.array_equal(built.layout.piece, beam.layout.piece) and built.stop_reason == "finished"
+
+
+def test_a_seconds_budget_alone_is_not_cut_short_by_a_default_node_cap():
+    assert Backtrack().node_cap(600.0) > 10**15  # the time is the budget
+    assert Backtrack().node_cap(None) == 50_000_000  # no budget at all: the default cap
+    assert Backtrack(max_nodes=1000).node_cap(600.0) == 1000  # a cap set is kept
+
+
+def test_a_give_up_returns_a_board_its_stop_reason_and_what_was_proved():
+    """The seed's 13 x 13 at 8 colours needs about 1.7e10 nodes: 0.3 s cannot finish it. The run still
+    gets a board (a narrow beam's), its stop reason and nodes, and one line that states no bound of 0."""
+    p = EdgeMatching(n=13, colours=8, rotations=False, fix_centre=True, instance_seed=0)
+    with pytest.warns(RuntimeWarning, match=r"^optimizer=backtrack stopped after [\d,]+ nodes") as caught:
+        built = Backtrack().construct(p, 0.3)
+    assert built.stop_reason == "seconds" and not built.optimal and built.work == built.nodes > 0
+    assert built.lower_bound == 0 and "at least" not in built.note and str(caught[0].message) == built.note
+    p.check(built.layout)
+    score = p.fitness(p.encode(built.layout))
+    assert f"with {score:g} unmatched edges" in built.note
+    capped = Backtrack(max_nodes=5000).construct(p)
+    assert capped.stop_reason == "max_nodes" and capped.nodes == 5001 and "node cap 5,000" in capped.note
