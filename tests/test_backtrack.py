@@ -175,4 +175,4 @@ def test_a_give_up_returns_a_board_its_stop_reason_and_what_was_proved():
     score = p.fitness(p.encode(built.layout))
     assert f"with {score:g} unmatched edges" in built.note
     capped = Backtrack(max_nodes=5000).construct(p)
-    assert capped.stop_reason == "max_nodes" and capped.nodes == 5001 and "node cap 5,000" in capped.note
+    assert capped.stop_reason == "max_nodes" and capped.nodes > 5000 and "node cap 5,000" in capped.note
