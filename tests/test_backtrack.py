@@ -174,5 +174,6 @@ def test_a_give_up_returns_a_board_its_stop_reason_and_what_was_proved():
     p.check(built.layout)
     score = p.fitness(p.encode(built.layout))
     assert f"with {score:g} unmatched edges" in built.note
-    capped = Backtrack(max_nodes=5000).construct(p)
+    with pytest.warns(RuntimeWarning, match="node cap 5,000"):
+        capped = Backtrack(max_nodes=5000).construct(p)
     assert capped.stop_reason == "max_nodes" and capped.nodes > 5000 and "node cap 5,000" in capped.note
