@@ -1,12 +1,13 @@
 """Task `tune`: one tuning trial, the optimiser's settings scored over several instances and seeds.
 
-Hydra's Optuna sweeper (`hydra/sweeper=optuna`) proposes settings and launches one job per trial;
-the job returns one number to minimise. Here that job runs the optimiser on every (instance, seed)
+The project's Optuna sweeper (`hydra/sweeper=optuna`, hydra_plugins/puzzlelab_sweeper) proposes
+settings and launches one job per trial; the job returns one number to minimise (None: the trial failed). Here that job runs the optimiser on every (instance, seed)
 pair, each an ordinary run record in `<trial dir>/<instance key>=<i>/seed=<s>/` (so resume, report,
 reproduce and query work on tuning runs as on any other), and returns a statistic of their bests:
 the median (or mean), or the ERT to the puzzle's known optimum. A finished run is read back, not run
-again, so a re-run into the same sweep directory resumes. At the end of the sweep
-(experiments/callbacks.py) `write_tuned` turns Optuna's best trial into an optimizer YAML.
+again, and the study is kept in the sweep directory (optuna.db), so the same command again continues
+it. At the end of the sweep (experiments/callbacks.py) `write_tuned` turns Optuna's best trial
+(optimization_results.yaml, written by the sweeper) into an optimizer YAML.
 
     python -m experiments.run +experiment=tune_sa_eternity2_like
 """
@@ -141,7 +142,7 @@ def write_tuned(sweep_dir: Path, base: str, task: DictConfig) -> Path | None:
         f"puzzle.{task.instance_key} in {list(task.instances)}, " if task.get("instances") is not None else ""
     )
     header = [
-        f"# {base} tuned by Optuna (hydra-optuna-sweeper), best of {len(table)} trials in {sweep_dir}:",
+        f"# {base} tuned by Optuna (hydra/sweeper=optuna), best of {len(table)} trials in {sweep_dir}:",
         f"# {task.statistic} best over {over}seeds {list(task.seeds)} = {found.best_value:g}.",
         f"# Use it: copy this file to configs/optimizer/ and run optimizer={base}_tuned, or add",
         f"# hydra.searchpath=[file://{(sweep_dir / 'configs').resolve()}] optimizer={base}_tuned.",

@@ -1,0 +1,368 @@
+"""hydra/sweeper=optuna: Optuna (>= 4) proposes each trial's settings through its ask/tell interface.
+
+Hydra finds sweepers only under the `hydra_plugins` package, hence this module. It replaces
+hydra-optuna-sweeper (which needs Optuna < 3) and reads the same `hydra.sweeper.*` keys:
+
+    sampler:    name (tpe, cmaes, random, grid, gp), seed, and any other keyword of that Optuna sampler
+                (+hydra.sweeper.sampler.n_startup_trials=5)
+    direction:  minimize or maximize
+    n_trials:   the trials the study should have complete; a study resumed runs only the missing ones
+    n_jobs:     trials launched at once
+    storage:    the study's database, by default sqlite:///{sweep_dir}/optuna.db ({sweep_dir} is replaced
+                by hydra.sweep.dir): the same command (so the same sweep folder) continues the same study
+                with its trial numbers; null keeps it in memory
+    study_name: by default <study>/<sweep folder name>
+    params:     {setting: Hydra's sweep syntax}: interval(a, b), tag(log, interval(a, b)), tag(int, ...),
+                choice(a, b), a,b,c, range(a, b[, step]); sweeps on the command line join them, and a
+                fixed value on the command line takes a setting out of the search
+
+A resumed study's seeded sampler is seeded with hydra.sweeper.sampler.seed plus the number of trials the
+study has, so it proposes new settings rather than the first run's again. A trial is one job; its
+return value is the objective. A failed job, or one that returns None or NaN,
+is told to Optuna as FAIL and the sweep goes on. Trials that a stopped sweep (Ctrl-C, a killed process)
+left RUNNING are launched again, with their own numbers and settings, when the same command runs again.
+At the end the study's best is written to `<sweep dir>/optimization_results.yaml` (name, best_params,
+best_value), the file experiments/tasks/tune.py turns into an optimizer YAML.
+
+Optuna is imported only when a sweep starts: Hydra imports every plugin module on every run (and
+without registering it in sys.modules, so no `from __future__ import annotations` here: dataclasses
+would look the module up).
+"""
+
+import copy
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.util import find_spec
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hydra.core.config_store import ConfigStore
+from hydra.core.hydra_config import HydraConfig
+from hydra.core.plugins import Plugins
+from hydra.core.utils import JobReturn
+from hydra.errors import HydraException
+from hydra.plugins.launcher import Launcher
+from hydra.plugins.sweeper import Sweeper
+from hydra.types import HydraContext, TaskFunction
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+if TYPE_CHECKING:
+    from optuna import Study
+    from optuna.distributions import BaseDistribution
+    from optuna.samplers import BaseSampler
+
+log = logging.getLogger(__name__)
+
+SAMPLERS = {
+    "tpe": "TPESampler",
+    "cmaes": "CmaEsSampler",
+    "random": "RandomSampler",
+    "grid": "GridSampler",
+    "gp": "GPSampler",
+}
+NEEDS = {"cmaes": ("cmaes", "pip install cmaes"), "gp": ("torch", "pip install torch")}  # module, install
+DIRECTIONS = ("minimize", "maximize")
+RESULTS = "optimization_results.yaml"
+
+
+class SweeperError(HydraException):
+    """A mistake in hydra.sweeper.*: experiments.run prints it as one line."""
+
+
+@dataclass
+class OptunaSweeperConf:
+    _target_: str = "hydra_plugins.puzzlelab_sweeper.optuna_sweeper.OptunaSweeper"
+    sampler: dict[str, Any] = field(default_factory=lambda: {"name": "tpe", "seed": None})
+    direction: str = "minimize"
+    n_trials: int = 20
+    n_jobs: int = 2
+    storage: str | None = "sqlite:///{sweep_dir}/optuna.db"  # {sweep_dir}: hydra.sweep.dir
+    study_name: str | None = None
+    params: dict[str, Any] | None = None
+
+
+ConfigStore.instance().store(
+    group="hydra/sweeper", name="optuna", node=OptunaSweeperConf, provider="puzzlelab"
+)
+
+
+def distribution(override: Any) -> "BaseDistribution":
+    """The Optuna distribution of one sweep override: an interval is a float range (log with
+    tag(log, ...), whole numbers with tag(int, ...)); a range of whole numbers an int range with its
+    step; any other list of values (choice, a,b,c, a float or shuffled range) a categorical."""
+    from hydra.core.override_parser.types import Transformer
+    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+
+    value = override.value()
+    if override.is_interval_sweep():
+        log_scale = "log" in value.tags
+        if "int" in value.tags:
+            return IntDistribution(int(value.start), int(value.end), log=log_scale)
+        return FloatDistribution(float(value.start), float(value.end), log=log_scale)
+    values = list(override.sweep_iterator(transformer=Transformer.encode))
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    if override.is_range_sweep() and whole and len(values) > 1 and not value.shuffle and value.step > 0:
+        return IntDistribution(values[0], values[-1], step=int(value.step))
+    return CategoricalDistribution(values)
+
+
+def search_space(arguments: Sequence[str]) -> "tuple[dict[str, BaseDistribution], list[str]]":
+    """The distributions to sample (setting -> distribution) and the fixed overrides every trial gets,
+    from `key=value` overrides in Hydra's syntax. A later override of the same setting wins (the
+    command line's over hydra.sweeper.params)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(list(arguments))
+    latest = {
+        override.get_key_element().lstrip("+~"): (text, override) for text, override in zip(arguments, parsed)
+    }
+    space: dict[str, BaseDistribution] = {}
+    fixed = []
+    for text, override in latest.values():
+        if not override.is_sweep_override():
+            fixed.append(text)
+            continue
+        try:
+            space[override.get_key_element()] = distribution(override)
+        except (ValueError, TypeError) as err:
+            raise SweeperError(f"hydra.sweeper: cannot search {text!r}: {err}") from None
+    return space, fixed
+
+
+def grid_values(space: "Mapping[str, BaseDistribution]") -> dict[str, list[Any]]:
+    """Every value of each setting, for the grid sampler: choices and whole-number ranges only."""
+    from optuna.distributions import CategoricalDistribution, IntDistribution
+
+    grid: dict[str, list[Any]] = {}
+    for key, dist in space.items():
+        if isinstance(dist, CategoricalDistribution):
+            grid[key] = list(dist.choices)
+        elif isinstance(dist, IntDistribution) and not dist.log:
+            grid[key] = list(range(dist.low, dist.high + 1, dist.step))
+        else:
+            raise SweeperError(
+                f"hydra.sweeper.sampler.name=grid needs listed values: give {key} as choice(...), a,b,c or range(...), not an interval"
+            )
+    return grid
+
+
+def make_sampler(spec: Mapping[str, Any], space: "Mapping[str, BaseDistribution]") -> "BaseSampler":
+    """The Optuna sampler `spec` names (tpe, cmaes, random, grid, gp), with the rest of `spec` (seed,
+    ...) as its keyword arguments; a mistake is one line."""
+    import optuna
+
+    options = dict(spec)
+    name = str(options.pop("name", "tpe")).lower()
+    if name not in SAMPLERS:
+        raise SweeperError(
+            f"hydra.sweeper.sampler.name={name} is not a sampler here; use one of {', '.join(SAMPLERS)}"
+        )
+    cls = getattr(optuna.samplers, SAMPLERS[name], None)
+    if cls is None:
+        raise SweeperError(
+            f"hydra.sweeper.sampler.name={name} needs a newer Optuna than {optuna.__version__}: pip install -U optuna"
+        )
+    if name in NEEDS and find_spec(NEEDS[name][0]) is None:
+        module, install = NEEDS[name]
+        raise SweeperError(
+            f"hydra.sweeper.sampler.name={name} needs {module}, which is not installed: {install} (or use another sampler)"
+        )
+    if name == "grid":
+        options["search_space"] = grid_values(space)
+    try:
+        sampler: BaseSampler = cls(**options)
+    except (TypeError, ValueError) as err:
+        raise SweeperError(f"hydra.sweeper.sampler: {SAMPLERS[name]}: {err}") from None
+    return sampler
+
+
+def open_study(storage: str | None, name: str, sampler: "BaseSampler", direction: str) -> "Study":
+    """The study `name` in `storage`, created or loaded (a re-run continues it)."""
+    import optuna
+    from optuna.study import StudyDirection
+
+    if storage is not None and storage.startswith("sqlite:///") and storage != "sqlite:///:memory:":
+        Path(storage.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        study = optuna.create_study(
+            storage=storage,
+            study_name=name,
+            sampler=sampler,
+            direction=StudyDirection[direction.upper()],
+            load_if_exists=True,
+        )
+    except ValueError as err:
+        raise SweeperError(f"hydra.sweeper: the study {name!r} in {storage}: {err}") from None
+    if study.direction.name.lower() != direction:
+        raise SweeperError(
+            f"hydra.sweeper: the study {name!r} in {storage} was made to {study.direction.name.lower()}, "
+            f"not {direction}; give another hydra.sweeper.study_name"
+        )
+    return study
+
+
+def objective(ret: JobReturn) -> tuple[float | None, str]:
+    """A trial job's objective, or None and why it has none."""
+    try:
+        value = ret.return_value
+    except Exception as err:  # the job raised: JobReturn re-raises it here
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        return None, f"it raised {type(err).__name__}: {first}"
+    if value is None:
+        return None, "it returned no objective (a failed run: see its run record)"
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None, f"it returned {value!r}, not a number"
+    if math.isnan(number):
+        return None, "its objective is NaN"
+    return number, ""
+
+
+def tell(study: "Study", number: int, value: float | None, state: Any) -> None:
+    """Tell Optuna a trial's outcome. The grid sampler, told its last point, asks the study to stop,
+    which Optuna allows only inside study.optimize: the outcome is stored all the same."""
+    try:
+        study.tell(number, value, state=state)
+    except RuntimeError as err:
+        if "Study.stop" not in str(err):
+            raise
+
+
+def contiguous(batch: Sequence[tuple[int, dict[str, Any]]]) -> list[list[tuple[int, dict[str, Any]]]]:
+    """The batch in runs of consecutive trial numbers: each run is launched with its first number as
+    the first job number, so a job's number is its trial's (experiments/tasks/tune.py reads it)."""
+    groups: list[list[tuple[int, dict[str, Any]]]] = []
+    for item in batch:
+        if groups and groups[-1][-1][0] + 1 == item[0]:
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+    return groups
+
+
+def plain(node: Any) -> Any:
+    """A config node as plain Python (dicts and lists), anything else as it is."""
+    if isinstance(node, DictConfig | ListConfig):
+        return OmegaConf.to_container(node, resolve=True)
+    return node
+
+
+class OptunaSweeper(Sweeper):
+    """Ask Optuna for n_jobs trials at a time, launch them as Hydra jobs, tell Optuna their objectives."""
+
+    def __init__(
+        self,
+        sampler: Any = None,
+        direction: str = "minimize",
+        n_trials: int = 20,
+        n_jobs: int = 2,
+        storage: str | None = None,
+        study_name: str | None = None,
+        params: Any = None,
+    ) -> None:
+        self.sampler = dict(plain(sampler) or {})
+        self.direction = str(direction).lower()
+        self.n_trials, self.n_jobs = n_trials, n_jobs
+        self.storage = None if storage is None else str(storage)
+        self.study_name = study_name
+        self.params: dict[str, Any] = dict(plain(params) or {})
+        self.launcher: Launcher | None = None
+        self.sweep_dir = Path(".")
+
+    def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
+        if not HydraConfig.initialized():  # hydra.sweep.dir's ${hydra:...} needs it; launchers set it per job
+            HydraConfig.instance().set_config(copy.deepcopy(config))
+        self.launcher = Plugins.instance().instantiate_launcher(
+            hydra_context=hydra_context, task_function=task_function, config=config
+        )
+        self.sweep_dir = Path(str(config.hydra.sweep.dir))
+        if self.storage is not None:
+            self.storage = self.storage.replace("{sweep_dir}", str(self.sweep_dir))
+
+    def check(self) -> None:
+        if self.direction not in DIRECTIONS:
+            raise SweeperError(f"hydra.sweeper.direction must be minimize or maximize, got {self.direction}")
+        for key in ("n_trials", "n_jobs"):
+            value, least = getattr(self, key), 1 if key == "n_jobs" else 0
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise SweeperError(f"hydra.sweeper.{key} must be a whole number >= {least}, got {value!r}")
+
+    def sweep(self, arguments: list[str]) -> None:
+        from optuna.trial import TrialState
+
+        self.check()
+        space, fixed = search_space([*(f"{k}={v}" for k, v in self.params.items()), *arguments])
+        if not space:
+            raise SweeperError(
+                "hydra/sweeper=optuna has nothing to tune: give settings to search in hydra.sweeper.params "
+                "or on the command line, e.g. 'optimizer.t_start=tag(log, interval(0.1, 5.0))'"
+            )
+        sampler = make_sampler(self.sampler, space)
+        n_trials = self.n_trials
+        if str(self.sampler.get("name", "tpe")).lower() == "grid":
+            n_trials = min(n_trials, math.prod(len(v) for v in grid_values(space).values()))
+        name = self.study_name or f"{self.sweep_dir.parent.name}/{self.sweep_dir.name}"
+        study = open_study(self.storage, name, sampler, self.direction)
+        earlier = len(study.get_trials(deepcopy=False))
+        if earlier and isinstance(self.sampler.get("seed"), int):
+            # a seeded sampler started afresh would propose the first run's settings again: a resumed
+            # study's sampler is seeded with the seed plus the trials already asked (reproducible still)
+            study.sampler = sampler = make_sampler(
+                {**self.sampler, "seed": self.sampler["seed"] + earlier}, space
+            )
+        complete = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+        left = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+        to_go = max(n_trials - complete, 0)
+        pending = [(t.number, dict(t.params)) for t in left][:to_go]  # a stopped sweep's trials, first
+        log.info(
+            f"Optuna study {study.study_name!r} in {self.storage or 'memory'} ({type(sampler).__name__}): "
+            f"{complete} of {n_trials} trials complete, {to_go} to run"
+            + (f" ({len(pending)} left running by a stopped sweep, run again)" if pending else "")
+        )
+        while to_go > 0:
+            size = min(self.n_jobs, to_go)
+            batch, pending = pending[:size], pending[size:]
+            while len(batch) < size:
+                trial = study.ask(space)
+                batch.append((trial.number, dict(trial.params)))
+            self.run(study, batch, fixed)
+            to_go -= len(batch)
+        self.write_results(study)
+
+    def run(self, study: "Study", batch: list[tuple[int, dict[str, Any]]], fixed: list[str]) -> None:
+        """Launch a batch of trials (number, settings) and tell Optuna each one's objective. A sweep
+        stopped here leaves them RUNNING in the study, to be run again by the same command."""
+        from optuna.trial import TrialState
+
+        assert self.launcher is not None, "setup() first"
+        # each job is composed again from its own overrides, where a sweep folder named by the command
+        # line (configs/config.yaml) would be named by the trial's: the jobs get this sweep's folder
+        here = "hydra.sweep.dir='" + str(self.sweep_dir).replace("'", "\\'") + "'"
+        for group in contiguous(batch):
+            overrides = [[*(f"{k}={v}" for k, v in params.items()), *fixed, here] for _, params in group]
+            returns = self.launcher.launch(overrides, initial_job_idx=group[0][0])
+            for (number, _), ret in zip(group, returns):
+                value, why = objective(ret)
+                if value is None:
+                    log.warning(f"trial {number} failed: {why}; told to Optuna as FAIL")
+                    tell(study, number, None, TrialState.FAIL)
+                else:
+                    tell(study, number, value, TrialState.COMPLETE)
+                    log.info(f"Trial {number}: {value:g}")
+
+    def write_results(self, study: "Study") -> None:
+        """The study's best trial in optimization_results.yaml (name, best_params, best_value)."""
+        try:
+            best = study.best_trial
+        except ValueError:
+            log.warning(f"no trial of the study {study.study_name!r} is complete: no {RESULTS} written")
+            return
+        self.sweep_dir.mkdir(parents=True, exist_ok=True)
+        results = {"name": "optuna", "best_params": dict(best.params), "best_value": best.value}
+        OmegaConf.save(OmegaConf.create(results), self.sweep_dir / RESULTS)
+        log.info(f"Best trial {best.number}: {best.value:g} with {best.params} -> {self.sweep_dir / RESULTS}")
+        if self.storage is not None:
+            log.info(f"See the study: optuna-dashboard {self.storage}")
