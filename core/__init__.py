@@ -159,11 +159,15 @@ class Face(Enum):
 @dataclass(frozen=True)
 class Construction:
     """What a constructive solver built: its board, the work it took (`work` counts the solver's
-    `work_unit`: placements priced, search nodes) and why it stopped ("finished" or "seconds")."""
+    `work_unit`: placements priced, search nodes), why it stopped ("finished", "seconds",
+    "max_nodes"), a lower bound it proved on the optimum (None: none proved) and a `note`, one line
+    for the user when it stopped short (empty otherwise)."""
 
     layout: Any
     work: int
     stop_reason: str = "finished"
+    lower_bound: float | None = None
+    note: str = ""
 
 
 class ConstructiveSolver(Protocol):

@@ -55,6 +55,7 @@ class RunRecord:
     evaluation_kind: str | None = _kind("outcome")  # one evaluation: "fitness", "priced move", "construction"
     work: int | None = _kind("outcome")  # a constructive solver's work: placements priced or nodes walked
     work_unit: str | None = _kind("outcome")  # what `work` counts: "placement" or "node"
+    lower_bound: float | None = _kind("outcome")  # the optimum proved to be at least this (an exact solver)
     evals_to_optimum: float | None = _kind("outcome")
     stop_reason: str | None = _kind("outcome")
     best_genome: str | None = _kind("outcome")

@@ -164,8 +164,8 @@ def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
     """Run the configured task in `run_dir`, with one-line errors and failures recorded."""
     try:
         line = prepare(cfg)
-        if line and not multirun:
-            print(line)
+        if line and not multirun and not str(OmegaConf.select(cfg, "task._target_")).endswith(".Exact"):
+            print(line)  # an exact task has caps of its own (task.max_nodes, task.seconds), no budget
         write_config(cfg, run_dir)
         return run_task(cfg, run_dir)
     except (InputError, OmegaConfBaseException) as err:

@@ -27,7 +27,6 @@ cell, the piece and its turns. `Backtrack` is the constructive solver built from
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass
 
 import numba
@@ -427,14 +426,11 @@ FALLBACK_WIDTH = 100  # the beam that builds a board when the exact search gives
 
 @dataclass(frozen=True)
 class ExactConstruction(Construction):
-    """A `Construction` that says what the exact search proved: `optimal` (the board's count is the
-    optimum), `lower_bound` (the optimum is at least this), `nodes` walked, and `note`, one line for
-    the user when it gave up (empty otherwise). `work` counts the exact search's nodes only."""
+    """A `Construction` that says whether the exact search proved its board `optimal`, and the
+    `nodes` it walked. `work` counts the exact search's nodes only."""
 
     optimal: bool = True
-    lower_bound: int = 0
     nodes: int = 0
-    note: str = ""
 
 
 class Backtrack(BoardBuilder):
@@ -482,16 +478,23 @@ class Backtrack(BoardBuilder):
         result = solve_puzzle(puzzle, cap, _left(seconds, started), self.threads)
         if result.piece is not None and result.rotation is not None:
             layout = puzzle.layout(result.piece, result.rotation)
-            return ExactConstruction(layout, result.nodes, "finished", True, result.lower_bound, result.nodes)
+            return ExactConstruction(
+                layout, result.nodes, "finished", result.lower_bound, optimal=True, nodes=result.nodes
+            )
         elapsed = time.perf_counter() - started
         fallback = Beam(FALLBACK_WIDTH, 0, None, "frame_first").construct(puzzle)
         score = unmatched_joins(
             puzzle.table, puzzle.n, puzzle.m, fallback.layout.piece, fallback.layout.rotation
         )
         note = give_up_note(result, seconds, cap, elapsed, score)
-        warnings.warn(note, RuntimeWarning, stacklevel=2)
         return ExactConstruction(
-            fallback.layout, result.nodes, result.stop_reason, False, result.lower_bound, result.nodes, note
+            fallback.layout,
+            result.nodes,
+            result.stop_reason,
+            result.lower_bound or None,  # 0 is no bound on a count of unmatched edges
+            note,
+            optimal=False,
+            nodes=result.nodes,
         )
 
 

@@ -41,7 +41,7 @@ import numba
 import numpy as np
 from tqdm import tqdm
 
-from core import InputError
+from core import InputError, interrupt
 from heuristics.beam import grey_patterns
 from heuristics.edge_greedy import DC, DR
 
@@ -644,6 +644,8 @@ def search(
     if timer is not None:
         timer.daemon = True
         timer.start()
+    stop_asked = interrupt.listen(lambda: flags.fill(1))  # Ctrl-C stops it as the time limit does
+    stop_asked.__enter__()
 
     def job(k: int, budget: int):
         if flags[k]:
@@ -666,6 +668,7 @@ def search(
             _run_jobs(job, results, len(prefixes), threads, limit, max_nodes - spent, flags, progress, bar)
     finally:
         bar.close()
+        stop_asked.__exit__(None, None, None)
         if timer is not None:
             timer.cancel()
     return _answer(board, results, prefixes, depth, spent, limit, flags, started)

@@ -1,4 +1,5 @@
 import itertools
+import re
 import time
 
 import numpy as np
@@ -167,13 +168,12 @@ def test_a_give_up_returns_a_board_its_stop_reason_and_what_was_proved():
     """The seed's 13 x 13 at 8 colours needs about 1.7e10 nodes: 0.3 s cannot finish it. The run still
     gets a board (a narrow beam's), its stop reason and nodes, and one line that states no bound of 0."""
     p = EdgeMatching(n=13, colours=8, rotations=False, fix_centre=True, instance_seed=0)
-    with pytest.warns(RuntimeWarning, match=r"^optimizer=backtrack stopped after [\d,]+ nodes") as caught:
-        built = Backtrack().construct(p, 0.3)
+    built = Backtrack().construct(p, 0.3)
+    assert re.match(r"^optimizer=backtrack stopped after [\d,]+ nodes", built.note)
     assert built.stop_reason == "seconds" and not built.optimal and built.work == built.nodes > 0
-    assert built.lower_bound == 0 and "at least" not in built.note and str(caught[0].message) == built.note
+    assert built.lower_bound is None and "at least" not in built.note  # 0 is no bound on a count
     p.check(built.layout)
     score = p.fitness(p.encode(built.layout))
     assert f"with {score:g} unmatched edges" in built.note
-    with pytest.warns(RuntimeWarning, match="node cap 5,000"):
-        capped = Backtrack(max_nodes=5000).construct(p)
+    capped = Backtrack(max_nodes=5000).construct(p)
     assert capped.stop_reason == "max_nodes" and capped.nodes > 5000 and "node cap 5,000" in capped.note

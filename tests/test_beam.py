@@ -3,6 +3,7 @@
 import hashlib
 import itertools
 import os
+import re
 import subprocess
 import sys
 import time
@@ -334,15 +335,19 @@ def test_the_work_counts_every_candidate_priced(seed):
 
 
 def test_exact_first_and_backtrack_honour_a_time_budget():
-    """Eternity II has no perfect board within reach: the backtracker gives up at the time limit in one
-    line; exact_first gives its search half the time and the beam the rest, and says the time cut it."""
+    """Eternity II has no perfect board within reach: the backtracker gives up at the time limit and
+    keeps a narrow beam's board, saying so in one line; exact_first gives its search half the time and
+    the beam the rest, and says the time cut it."""
     puzzle = Eternity2()
+    Backtrack(max_nodes=1).construct(puzzle, 60)  # the kernels loaded (or compiled), off the clock below
     started = time.perf_counter()
-    with pytest.raises(
-        InputError, match=r"^optimizer=backtrack ran out of time \(0.5 s\) after [\d,]+ nodes"
-    ):
-        Backtrack(max_nodes=10**15).construct(puzzle, 0.5)
-    assert time.perf_counter() - started < 2.5  # the kernels' load included
+    built = Backtrack(max_nodes=10**15).construct(puzzle, 0.5)
+    assert built.stop_reason == "seconds" and not built.optimal and built.work > 0
+    assert re.match(
+        r"^optimizer=backtrack stopped after [\d,]+ nodes, 0\.\d s \(time budget 0.5 s\)", built.note
+    )
+    assert "at least 0" not in built.note and puzzle.score_layout(built.layout)["matched_edges"] > 396
+    assert time.perf_counter() - started < 2.5  # the search's 0.5 s and the beam's board
     started = time.perf_counter()
     built = ExactFirst(max_nodes=10**15, width=10_000, max_width=1_000_000, order="rows").construct(
         puzzle, 1.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,7 @@ def run_record(
         evaluation_kind=evaluation_kind(solver),
         work=None if built is None else built.work,
         work_unit=None if built is None else solver.work_unit,
+        lower_bound=None if built is None else built.lower_bound,
         seconds=result.seconds,
         cpu_seconds=result.cpu_seconds,
         evals_to_optimum=evals_to,
@@ -116,6 +118,8 @@ class Optimise:
             )
         trace = pd.DataFrame(result.trace, columns=list(TRACE_COLUMNS))
         built = optimizer.last if isinstance(optimizer, Built) else None
+        if built is not None and built.note:
+            print(built.note, file=sys.stderr)  # why a constructive solver stopped short, and what it kept
         record = run_record(cfg, puzzle, chosen, built, result, trace)
         layout = puzzle.decode(result.best_genome)
         write_picture(puzzle.draw(layout), run_dir / "best.png")
