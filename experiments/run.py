@@ -52,7 +52,7 @@ GROUPS = ("puzzle", "optimizer", "task")
 LARGEST = 2**63 - 1  # what a record's int64 columns hold
 NOT_COMPARED = ("progress", "resume")  # settings that do not change what a run finds
 SWEEP_PID = "PUZZLELAB_SWEEP_PID"  # set by the sweep's process, read by its local workers
-NOT_IN_NAME = ("experiment", "smoke", "resume", "progress")  # the study's name already says these
+NOT_IN_NAME = ("experiment", "smoke", "study", "resume", "progress")  # the study's name says these
 INTERRUPTED = 130  # the exit code of a run stopped by Ctrl-C, as a shell reports it
 
 
@@ -79,6 +79,16 @@ def sweep_name(task_overrides: Sequence[str]) -> str:
     return f"{name[:60]}..{hashlib.sha1(name.encode()).hexdigest()[:10]}"
 
 
+def with_sweep_dir(argv: list[str]) -> list[str]:
+    """The command line, with the sweep folder its overrides name (unless it names one itself): set
+    here once, so every job of the sweep, in any process, writes into the same folder."""
+    given = overrides.parse(argv)
+    if any(o.key_or_group == "hydra.sweep.dir" for o in given):
+        return argv
+    name = sweep_name([o.input_line or "" for o in given])
+    return [*argv, f"hydra.sweep.dir='results/sweeps/${{study}}/{name}'"]
+
+
 def setup(config_dirs: Sequence[Path] = (), headless: bool = True) -> None:
     """What the app needs before Hydra composes a config: the schemas (also of the components in a
     user's own config directories), the resolvers, and pictures drawn to files (never to a screen,
@@ -89,7 +99,6 @@ def setup(config_dirs: Sequence[Path] = (), headless: bool = True) -> None:
     for config_dir in config_dirs:
         register(config_dir)
     OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
-    OmegaConf.register_new_resolver("sweep_name", sweep_name, replace=True)
 
 
 def note_choices(cfg: DictConfig) -> None:
@@ -334,6 +343,8 @@ def main() -> None:
         overrides.check(sys.argv[1:])
     except InputError as err:
         sys.exit(f"error: {err}")
+    argv = sys.argv[1:]
+    sys.argv[1:] = with_sweep_dir(argv)
     os.environ[SWEEP_PID] = f"{os.getpid()}:{socket.gethostname()}"
     from experiments import callbacks
 
@@ -350,7 +361,7 @@ def main() -> None:
         sys.exit(f"error: {str(err).strip().splitlines()[0]}")
     except KeyboardInterrupt:
         stop_workers()
-        again = " ".join(["python -m experiments.run", *map(quoted, sys.argv[1:])])
+        again = " ".join(["python -m experiments.run", *map(quoted, argv)])
         print(
             f"\ninterrupted: every finished run is recorded; run the same command again to resume: {again}",
             file=sys.stderr,

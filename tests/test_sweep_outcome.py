@@ -21,10 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PIECES = "# order: left top right bottom\n# size: 2 x 2\n0 0 1 1\n1 0 0 1\n0 1 1 0\n1 1 0 0\n"
 
 
-def app(*args: str, **kwargs) -> subprocess.CompletedProcess:
+def app(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "experiments.run", *args],
-        cwd=ROOT,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=300,
@@ -94,9 +94,23 @@ def test_a_missing_trace_makes_a_record_incomplete(tmp_path):
     assert (next(tmp_path.rglob("seed=1")) / "trace.parquet").is_file()
 
 
+def test_running_the_same_command_again_resumes_its_sweep(tmp_path):
+    """No hydra.sweep.dir given: the folder is named by the command, in whichever process a job runs."""
+    sweep = ["-m", "puzzle=queens", "optimizer=sa,two_opt", "seed=0", "budget.evaluations=200", "study=demo"]
+    first = app(*sweep, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    folder = tmp_path / "results/sweeps/demo/budget.evaluations=200,optimizer=sa,two_opt,puzzle=queens,seed=0"
+    assert len(list(folder.rglob("run.parquet"))) == 2 and (folder / "report.md").is_file()
+    again = app(*sweep, cwd=tmp_path)
+    assert again.returncode == 0 and again.stdout.count("skip (already complete)") == 2
+
+
 def test_the_same_command_finds_the_same_sweep_folder():
     assert sweep_name([]) == "default"
-    assert sweep_name(["+experiment=colour_sweep", "smoke=on", "hydra.launcher.n_jobs=2"]) == "default"
+    assert (
+        sweep_name(["+experiment=colour_sweep", "smoke=on", "hydra.launcher.n_jobs=2", "study=x"])
+        == "default"
+    )
     assert sweep_name(["seed=0,1", "optimizer=ga,sa"]) == sweep_name(["optimizer=ga,sa", "seed=0,1"])
     assert sweep_name(["seed=0,1"]) != sweep_name(["seed=0,1,2"])
     long = [f"puzzle.pieces_file=/a/very/long/path/number/{k}.txt" for k in range(5)]
