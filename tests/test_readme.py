@@ -190,7 +190,7 @@ RULES: list[tuple[str, str]] = [
     (r"pip install", "installs the project into a new virtualenv: CI's .ci/run does exactly this"),
     (r"^python -m pytest\b", "runs the tests: CI runs them (this file among them)"),
     (r"^(ruff|mypy|pre-commit)\b", "a check CI runs on every change (.ci/run)"),
-    (r"^(NO_MKDOCS_2_WARNING=1 )?mkdocs build\b", "builds the documentation: CI's .ci/run does, before the tests"),
+    (r"^mkdocs build\b", "builds the documentation: CI's .ci/run does, before the tests"),
     (r"^mlflow ui\b", "a web server, up until stopped (full mlflow; CI installs mlflow-skinny)"),
     (r"<[^>]+>", USAGE),
     (
@@ -296,7 +296,9 @@ def readme_commands(text: str, page: str = "README.md") -> list[Command]:
             command = re.match(r"^ {4,}(\$ )?(python3? -m .*)$", row)
             if command:
                 error = lines[k].strip() if command.group(1) else None
-                found.append(Command(k, shown(command.group(2)), words(command.group(2)), "", error, page=page))
+                found.append(
+                    Command(k, shown(command.group(2)), words(command.group(2)), "", error, page=page)
+                )
     joined = "\n".join(row for _, row in prose)
     numbers = [k for k, _ in prose]
     for span in re.finditer(r"`(python3? -m [^`]+)`", joined):
@@ -492,9 +494,7 @@ def test_every_readme_command_is_known():
         for c in COMMANDS
         if c.error is None and rule_for(c) is None and c.text not in RUN and c.text not in EXCLUDED
     ]
-    assert not unknown, "commands this test does not know (add to RUN or EXCLUDED):\n" + "\n".join(
-        unknown
-    )
+    assert not unknown, "commands this test does not know (add to RUN or EXCLUDED):\n" + "\n".join(unknown)
     texts = {c.text for c in COMMANDS}
     stale = [text for text in (*RUN, *EXCLUDED) if text not in texts]
     assert not stale, "entries for commands no page shows any more:\n" + "\n".join(stale)
