@@ -189,7 +189,7 @@ def as_builder(solver: Any, budget: DictConfig, seed: int) -> Any:
 
 
 def compatibility_table(config_dir: Path = CONFIG_DIR) -> str:
-    """The README's table of which optimiser runs on which puzzle, made from the declarations alone."""
+    """The table of which optimiser runs on which puzzle, made from the declarations alone."""
     optimizers, puzzles = config_classes("optimizer", config_dir), config_classes("puzzle", config_dir)
     lines = ["| what it needs | optimizer configs | puzzle configs that offer it |", "|---|---|---|"]
     for face in Face:

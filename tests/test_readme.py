@@ -1,9 +1,12 @@
-"""README.md's commands run (issue 22, item 3).
+"""The commands of README.md and of the documentation's pages (docs/**/*.md) run (issue 22, item 3;
+issue 32, item 2).
 
-Every command README shows (in a ```bash block, on an indented line, or as inline code) is run here,
-shortened where it names a long study or benchmark, or checked against the one-line error README
-prints under it, or excluded with its reason. A README edit that breaks a command fails here, and so
+Every command README or a docs page shows (in a ```bash block, on an indented line, or as inline code)
+is run here, shortened where it names a long study or benchmark, or checked against the one-line error
+the page prints under it, or excluded with its reason. An edit that breaks a command fails here, and so
 does a command this file does not know: add it to RUN (with what shortens it) or EXCLUDED (with why).
+A command shown on several pages runs once, as the first page shows it (README first, then docs/ in
+path order).
 
 `python -m experiments.*` commands run in this process, as `python -m` runs them (a Python start
 and the imports cost more than most shortened runs); benchmarks and commands run from another folder
@@ -40,6 +43,7 @@ from experiments.overrides import FLAGS_WITH_VALUE
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]  # every page whose commands run here
 
 HELD_OUT = (  # the tuned SA's check on held-out boards, which the queries below read
     "python -m experiments.run -m puzzle=eternity2_like optimizer=sa_compiled,sa_compiled_eternity2_like "
@@ -186,6 +190,7 @@ RULES: list[tuple[str, str]] = [
     (r"pip install", "installs the project into a new virtualenv: CI's .ci/run does exactly this"),
     (r"^python -m pytest\b", "runs the tests: CI runs them (this file among them)"),
     (r"^(ruff|mypy|pre-commit)\b", "a check CI runs on every change (.ci/run)"),
+    (r"^mkdocs build\b", "builds the documentation: CI's .ci/run does, before the tests"),
     (r"^mlflow ui\b", "a web server, up until stopped (full mlflow; CI installs mlflow-skinny)"),
     (r"<[^>]+>", USAGE),
     (
@@ -197,18 +202,28 @@ RULES: list[tuple[str, str]] = [
 
 @dataclass(frozen=True)
 class Command:
-    """One command README shows."""
+    """One command README or a docs page shows."""
 
-    line: int  # where README shows it first
+    line: int  # where its page shows it first
     text: str  # as shown, comment dropped, whitespace collapsed: the key of RUN and EXCLUDED
     argv: tuple[str, ...]
     cwd: str = ""  # a folder the README's block changed into first (`cd examples/my_lab`)
     error: str | None = None  # the error line README prints under it (`$ python -m ...`)
     outputs: tuple[str, ...] = ()  # files README says it writes (a `# -> path` line after it)
+    page: str = "README.md"  # the page that shows it first, from the repository's root
+
+    @property
+    def where(self) -> str:
+        return f"{self.page}:{self.line}"
+
+    @property
+    def slug(self) -> str:
+        """A folder name for its runs, unique over the pages."""
+        return re.sub(r"\W", "_", self.page.removesuffix(".md")) + f"_L{self.line}"
 
     @property
     def id(self) -> str:
-        return f"L{self.line} {' '.join(self.argv[2:])[:70]}"
+        return f"{self.where} {' '.join(self.argv[2:])[:70]}"
 
 
 def shown(source: str) -> str:
@@ -227,7 +242,7 @@ def words(text: str) -> tuple[str, ...]:
         return tuple(text.split())
 
 
-def block_commands(rows: list[str], first: int) -> list[Command]:
+def block_commands(rows: list[str], first: int, page: str = "README.md") -> list[Command]:
     """The commands of a ```bash block: continuation lines and multi-line quotes joined; a `cd`
     line sets the folder of the commands after it; a `# -> path` line names what the command before
     it writes."""
@@ -254,14 +269,14 @@ def block_commands(rows: list[str], first: int) -> list[Command]:
         if argv[:1] == ["cd"]:
             cwd = argv[1]
         else:
-            found.append(Command(start, shown(buffer), tuple(argv), cwd))
+            found.append(Command(start, shown(buffer), tuple(argv), cwd, page=page))
         buffer = ""
-    assert not buffer, f"README.md:{start}: a command that never ends: {buffer!r}"
+    assert not buffer, f"{page}:{start}: a command that never ends: {buffer!r}"
     return found
 
 
-def readme_commands(text: str) -> list[Command]:
-    """Every command README shows, in order, each once (at its first line)."""
+def readme_commands(text: str, page: str = "README.md") -> list[Command]:
+    """Every command a page shows, in order, each once (at its first line)."""
     lines = text.splitlines()
     found: list[Command] = []
     fence: tuple[str, int, int, list[str]] | None = None  # language, first line, indent, rows
@@ -272,7 +287,7 @@ def readme_commands(text: str) -> list[Command]:
             fence = (opening.group(2), k + 1, len(opening.group(1)), [])
         elif opening and fence is not None:
             if fence[0] in ("bash", "sh", "shell", "console"):
-                found += block_commands(fence[3], fence[1])
+                found += block_commands(fence[3], fence[1], page)
             fence = None
         elif fence is not None:
             fence[3].append(row[fence[2] :] if row[: fence[2]].isspace() else row)
@@ -281,12 +296,14 @@ def readme_commands(text: str) -> list[Command]:
             command = re.match(r"^ {4,}(\$ )?(python3? -m .*)$", row)
             if command:
                 error = lines[k].strip() if command.group(1) else None
-                found.append(Command(k, shown(command.group(2)), words(command.group(2)), "", error))
+                found.append(
+                    Command(k, shown(command.group(2)), words(command.group(2)), "", error, page=page)
+                )
     joined = "\n".join(row for _, row in prose)
     numbers = [k for k, _ in prose]
     for span in re.finditer(r"`(python3? -m [^`]+)`", joined):
         line = numbers[joined.count("\n", 0, span.start())]
-        found.append(Command(line, shown(span.group(1)), words(span.group(1))))
+        found.append(Command(line, shown(span.group(1)), words(span.group(1)), page=page))
     unique: dict[str, Command] = {}
     for command in sorted(found, key=lambda c: c.line):
         unique.setdefault(command.text, command)
@@ -300,7 +317,16 @@ def rule_for(command: Command) -> str | None:
     return next((why for pattern, why in RULES if re.search(pattern, command.text)), None)
 
 
-COMMANDS = readme_commands(README.read_text())
+def all_commands(pages: Sequence[Path] = PAGES) -> list[Command]:
+    """Every command the pages show, each once: where the first page that shows it does."""
+    unique: dict[str, Command] = {}
+    for page in pages:
+        for command in readme_commands(page.read_text(), page.relative_to(ROOT).as_posix()):
+            unique.setdefault(command.text, command)
+    return list(unique.values())
+
+
+COMMANDS = all_commands()
 TO_RUN = [c for c in COMMANDS if c.error is None and c.text in RUN]
 ERRORS = [c for c in COMMANDS if c.error is not None]
 
@@ -419,7 +445,7 @@ class Lab:
     def _run(self, command: Command) -> Outcome:
         argv = shortened(command.argv, RUN.get(command.text, []))
         module = argv[2] if argv[1:2] == ["-m"] else ""
-        slug = f"L{command.line}"
+        slug = command.slug
         if module == "experiments.run":
             runs, sweeps = self.root / "runs" / slug, self.root / "sweeps" / "${study}" / slug
             argv += [f"hydra.run.dir={runs}", f"hydra.sweep.dir={sweeps}", "hydra/launcher=basic"]
@@ -459,20 +485,19 @@ def lab(request, tmp_path_factory):
 
 
 def test_every_readme_command_is_known():
-    """Each command README shows runs here (RUN), is excluded with a reason (EXCLUDED or a rule), or
-    is an error example with its line; and every entry of RUN and EXCLUDED is still in README."""
-    assert len(COMMANDS) >= 50, f"found only {len(COMMANDS)} commands: is README's layout parsed?"
+    """Each command README and the docs pages show runs here (RUN), is excluded with a reason (EXCLUDED
+    or a rule), or is an error example with its line; and every entry of RUN and EXCLUDED is still
+    shown on a page."""
+    assert len(COMMANDS) >= 50, f"found only {len(COMMANDS)} commands: are the pages' layouts parsed?"
     unknown = [
-        f"README.md:{c.line}: {c.text}"
+        f"{c.where}: {c.text}"
         for c in COMMANDS
         if c.error is None and rule_for(c) is None and c.text not in RUN and c.text not in EXCLUDED
     ]
-    assert not unknown, "README commands this test does not know (add to RUN or EXCLUDED):\n" + "\n".join(
-        unknown
-    )
+    assert not unknown, "commands this test does not know (add to RUN or EXCLUDED):\n" + "\n".join(unknown)
     texts = {c.text for c in COMMANDS}
     stale = [text for text in (*RUN, *EXCLUDED) if text not in texts]
-    assert not stale, "entries for commands README no longer shows:\n" + "\n".join(stale)
+    assert not stale, "entries for commands no page shows any more:\n" + "\n".join(stale)
 
 
 def test_usage_lines_name_modules_that_exist():
@@ -482,16 +507,16 @@ def test_usage_lines_name_modules_that_exist():
     assert usage
     for command in usage:
         module = command.argv[2]
-        assert importlib.util.find_spec(module) is not None, f"README.md:{command.line}: no module {module}"
+        assert importlib.util.find_spec(module) is not None, f"{command.where}: no module {module}"
 
 
 @pytest.mark.parametrize("command", ERRORS, ids=[c.id for c in ERRORS])
 def test_error_example_ends_with_the_line_readme_shows(lab, command):
     outcome = lab.run(command)
-    assert outcome.code not in (0, None), f"README.md:{command.line}: {command.text} did not fail"
+    assert outcome.code not in (0, None), f"{command.where}: {command.text} did not fail"
     assert command.error is not None
     assert matches(command.error, outcome.last_line), (
-        f"README.md:{command.line}: README shows\n  {command.error}\nthe program says\n  {outcome.last_line}"
+        f"{command.where}: the page shows\n  {command.error}\nthe program says\n  {outcome.last_line}"
     )
     assert len(outcome.err.strip().splitlines()) == 1, f"more than the one line:\n{outcome.err}"
 
@@ -510,7 +535,7 @@ def test_readme_command_runs(lab, command):
     """It exits 0; Hydra's end-of-sweep callbacks (the report) did not fail, which Hydra only warns
     about; every run it recorded is ok; and it writes what README says it writes."""
     outcome = lab.run(command)
-    where = f"README.md:{command.line}: {command.text}"
+    where = f"{command.where}: {command.text}"
     assert outcome.code in (0, None), f"{where}\nexit {outcome.code}:\n{outcome.err[-3000:]}"
     failed_callbacks = [w for w in outcome.warned if "Callback" in w and "raised" in w]
     assert not failed_callbacks, f"{where}\n" + "\n".join(failed_callbacks)
