@@ -161,6 +161,14 @@ def styles(labels) -> dict[str, dict]:
     }
 
 
+def drawn(style: dict, i: int, points: int) -> dict:
+    """A group's line keywords: its colour, dash and marker, the markers staggered by group (`marks`)
+    so that lines at equal values stay told apart."""
+    return dict(
+        color=style["color"], ls=style["ls"], marker=style["marker"], ms=4, markevery=marks(i, points)
+    )
+
+
 def marks(i: int, points: int, every: int = 6) -> tuple[int, int]:
     """markevery for the i-th line of `points` points: a few markers, staggered between lines so
     lines lying on top of each other show every marker."""
@@ -248,17 +256,7 @@ def convergence(
             run_lines(ax, g, x, s["color"])
             q = quartiles(g, x)
             ax.plot(
-                q.index,
-                q[0.5],
-                label=group,
-                color=s["color"],
-                ls=s["ls"],
-                marker=s["marker"],
-                ms=4,
-                markevery=marks(i, len(q)),
-                drawstyle="steps-post",
-                lw=2,
-                zorder=3,
+                q.index, q[0.5], label=group, drawstyle="steps-post", lw=2, zorder=3, **drawn(s, i, len(q))
             )
             ax.fill_between(q.index, q[0.25], q[0.75], color=s["color"], alpha=0.2, zorder=2)
         ax.set(xscale="log", xlabel=xlabel, ylabel=f"{ylabel}\nmedian (IQR band), thin: runs")
@@ -367,12 +365,8 @@ def ecdf(
                 np.searchsorted(reached, grid, side="right") / (len(mine) * len(g)),
                 where="post",
                 label=group,
-                color=s["color"],
-                ls=s["ls"],
-                marker=s["marker"],
-                ms=4,
-                markevery=marks(i, len(grid)),
                 lw=1.6,
+                **drawn(s, i, len(grid)),
             )
         ax.set(
             xscale="log",
