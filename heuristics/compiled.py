@@ -18,10 +18,10 @@ import numpy as np
 
 from core import Face, InputError
 from core.objective import Objective
-from heuristics.beam import Beam
-from heuristics.board_file import BoardFile
-from heuristics.edge_greedy import BoardBuilder, Greedy
 from heuristics.local_search import KERNEL_PARAMS, Chain, Pace, check_start, face_of, run_chains, start_chains
+from puzzles.edge_matching.solvers.beam import Beam
+from puzzles.edge_matching.solvers.board_file import BoardFile
+from puzzles.edge_matching.solvers.greedy import BoardBuilder, Greedy
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
 FIRST_PERIOD = 1e15  # a time-budgeted run's period before its first epoch shows its pace: t_start
@@ -244,10 +244,10 @@ class WindowLNS(Chains):
 
 
 class BeamRefine(WindowLNS):
-    """The pipeline: a beam builds the board (`width`, `max_width`, `order`: heuristics/beam.py; its
+    """The pipeline: a beam builds the board (`width`, `max_width`, `order`: puzzles/edge_matching/solvers/beam.py; its
     ties drawn from the run's seed), then `chains` window-LNS chains refine it, one per core, within
     the rest of the budget. Under a time budget the beam takes at most `beam_share` of it (the widest
-    beams that fit, up to the configured width; heuristics/beam.py `beam_within`); under an evaluation
+    beams that fit, up to the configured width; puzzles/edge_matching/solvers/beam.py `beam_within`); under an evaluation
     budget it is the configured beam. The defaults are sized for 10 minutes on two cores (a beam of
     200,000 widened to 20,000,000 on the official set: about 7 GB). The beam gets most of the time
     because on its boards widening pays more than refining (see the README's Eternity II section). Every setting counts work, not time, so a seed gives the same run anywhere

@@ -8,11 +8,11 @@ import pytest
 
 from core import Budget, InputError, LocalSearchFace
 from heuristics.compiled import CompiledDescent, CompiledILS, CompiledSA, HybridVLNS
-from heuristics.edge_greedy import Greedy
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching import local_search as ef
 from puzzles.edge_matching.eternity2 import e2_like_instance
+from puzzles.edge_matching.solvers.greedy import Greedy
 from puzzles.edge_matching.vlns import vlns_descent
 from puzzles.queens import Queens
 from tests.test_experiment_run import run_app

@@ -10,10 +10,10 @@ from numba import njit
 
 from core import InputError
 from core.rng import make_rng
-from heuristics.edge_greedy import Greedy
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching import local_search as ef
 from puzzles.edge_matching.eternity2 import Eternity2, generate_e2_like
+from puzzles.edge_matching.solvers.greedy import Greedy
 
 
 @njit(cache=True)

@@ -43,7 +43,7 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from core import Construction, ConstructivePuzzle, InputError, interrupt, unmatched_edge
-from heuristics.edge_greedy import DC, DR, BoardBuilder
+from puzzles.edge_matching.solvers.greedy import DC, DR, BoardBuilder
 
 WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the official set 22 s on 2 cores
 SERIAL_WORK = 1_000_000  # a beam that prices at most this many candidates runs on one thread
