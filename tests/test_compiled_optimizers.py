@@ -163,7 +163,7 @@ def test_greedy_start_is_the_first_evaluation_and_never_lost(optimizer):
     puzzle = EdgeMatching(n=9, colours=12, instance_seed=4)
     board = Greedy().solve(puzzle)
     greedy_fitness = puzzle.fitness(puzzle.encode(board))
-    face = puzzle.local_search(Greedy())
+    face = puzzle.local_search("greedy")
     assert ef.fitness(face.instance, face.built(np.random.default_rng(0))) == greedy_fitness > 0
     result = minimize(puzzle.fitness, puzzle.space, optimizer, Budget(evaluations=100_000), 5, face=face)
     assert result.trace[0][0] == 1 and result.trace[0][2] == greedy_fitness

@@ -155,7 +155,7 @@ def test_no_turn_groups_are_grey_patterns():
 def test_no_turn_solution_and_greedy_board_are_legal_states():
     """The generating board is a perfect legal state; a solver's board is made legal, pieces kept once."""
     puzzle = EdgeMatching(n=7, colours=3, instance_seed=2)
-    face = puzzle.local_search(Greedy())
+    face = puzzle.local_search("greedy")
     sol = puzzle.solution()
     st = ef.legal_state(face.instance, 4 * sol.piece + sol.rotation)
     ef.check_state(face.instance, st)
