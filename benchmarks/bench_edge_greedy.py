@@ -29,8 +29,8 @@ from joblib import Parallel, delayed
 
 from benchmarks.timing import compare, fmt, report
 from experiments.tasks.colour_sweep import greedy_point, seed_colours
-from heuristics.edge_greedy import greedy
 from puzzles.edge_matching import turn_table
+from puzzles.edge_matching.solvers.greedy import greedy
 from tests import seed_greedy_plain as seed
 
 SIZES = (13, 15)

@@ -14,7 +14,7 @@ official: matched joins (of 480) after `--seconds` on `--chains` cores, starter 
 per core: on a shared machine a run gets the CPU it is promised, however long that takes.
 generated: success rate at a perfect board within `--seconds` per seed, on Eternity-II-like boards
 of side `--size` with the hardest colour counts (`puzzle=eternity2_like`), instance seed = run seed.
-beam: beam search of `--width` (widened up to `--max-width`, cells in `--order`; heuristics/beam.py)
+beam: beam search of `--width` (widened up to `--max-width`, cells in `--order`; puzzles/edge_matching/solvers/beam.py)
 on the official set (or with `--size` a generated board, instance seed = run seed), on numba's
 threads (NUMBA_NUM_THREADS=1: one core), against `hybrid_vlns` with `--chains` chains given the CPU
 seconds the beam took, in the same run, seed by seed.
@@ -40,13 +40,13 @@ from core import Budget
 from experiments.api import config
 from experiments.build import build
 from experiments.solvers import as_optimizer, local_search_face
-from heuristics.beam import Beam
 from heuristics.compiled import Chains, CompiledSA
 from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
 from heuristics.sa import SimulatedAnnealing
 from puzzles.edge_matching.board import Layout, inner_edges
 from puzzles.edge_matching.eternity2 import DATA, STARTER, Eternity2, Eternity2Like
+from puzzles.edge_matching.solvers.beam import Beam
 
 PYTHON_EVALS, COMPILED_EVALS = 20_000, 4_000_000
 

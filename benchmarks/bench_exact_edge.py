@@ -8,7 +8,7 @@ the rim, pre-placed pieces kept) and re-scored: 0 unmatched joins.
     python -m benchmarks.bench_exact_edge clues [--seconds 600]
     python -m benchmarks.bench_exact_edge none [--instances 5]
 
-The baseline is the row-scan perfect search the backtracker had before heuristics/perfect_search.py
+The baseline is the row-scan perfect search the backtracker had before puzzles/edge_matching/solvers/perfect_search.py
 (benchmarks/row_scan.py), measured in the same run.
 """
 
@@ -25,9 +25,9 @@ import numpy as np
 from benchmarks.row_scan import first_board
 from benchmarks.timing import compare, report
 from experiments.tasks.colour_sweep import puzzle_for
-from heuristics.perfect_search import Board, search
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.solvers.perfect_search import Board, search
 
 CLUES = "puzzles/data/eternity2/clue{}.txt"
 

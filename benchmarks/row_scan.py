@@ -1,5 +1,5 @@
 """The baseline of the exact-search benchmarks: the row-scan perfect search the backtracker had before
-heuristics/perfect_search.py (commit 05d7412), kept here unchanged so every ratio is measured in the
+puzzles/edge_matching/solvers/perfect_search.py (commit 05d7412), kept here unchanged so every ratio is measured in the
 same run. Square boards; identical pieces are twins only when listed alike (not up to a turn); no
 symmetry breaking; cells row by row with candidates by (cell kind, left colour, top colour).
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from heuristics.backtrack import STOP_EVERY, _by_key, setup
-from heuristics.beam import grey_patterns
-from heuristics.edge_greedy import EMPTY
+from puzzles.edge_matching.solvers.backtrack import STOP_EVERY, _by_key, setup
+from puzzles.edge_matching.solvers.beam import grey_patterns
+from puzzles.edge_matching.solvers.greedy import EMPTY
 
 
 @numba.njit(cache=True, nogil=True)

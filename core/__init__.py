@@ -150,7 +150,7 @@ class Face(Enum):
     """
 
     FITNESS = "a genome and fitness"  # `space` + `fitness(genome)`: every generic metaheuristic
-    LOCAL_SEARCH = "a local-search face"  # `local_search(builder)`: the compiled optimisers
+    LOCAL_SEARCH = "a local-search face"  # `local_search(start)`: the compiled optimisers
     WINDOWS = "a local-search face that re-solves windows"  # its face's `window` kernel: window_lns
     BOARD = "an edge-matching board"  # `ConstructivePuzzle`: greedy, beam, backtracker
     EXACT = "an exact model"  # `ExactPuzzle`: task=exact
@@ -362,9 +362,9 @@ class LocalSearchFace:
     evaluations)` that never makes the board worse and prices at most size**2 moves a step.
     `scale` > 1 says the face's fitness refines the puzzle's: it is `fitness * scale + tie-break`
     (0 <= tie-break < scale), so a kernel can tell apart boards the puzzle scores alike.
-    `built(np_rng)`, if offered, is a constructive start: the legal state of the board the solver
-    handed to `local_search` builds (an optimiser's `start: greedy` or `start: beam`), its seed drawn
-    from np_rng. `window`, if offered, is a compiled kernel with the contract of heuristics/kernels.py
+    `built(np_rng, seconds)`, if offered, is a constructive start: the legal state of the board the
+    puzzle's own solver builds for the start named to `local_search` (an optimiser's `start: greedy`,
+    `start: beam` or a board file), within `seconds` (None: no limit), its seed drawn from np_rng. `window`, if offered, is a compiled kernel with the contract of heuristics/kernels.py
     that re-solves windows of the board exactly (the `window` kernel of `window_lns`).
     """
 

@@ -113,12 +113,13 @@ def check_pair(solver: Any, puzzle: Any, solver_name: str, puzzle_name: str) -> 
 def local_search_face(puzzle: Any, solver: Any):
     """The puzzle's local-search face, its kernel compiled, for an optimiser that needs one (else None).
 
-    The face's built start (`optimizer.start=greedy` or `beam`) is the solver the optimiser declares
-    (`builder()`), handed in here because puzzles never import solvers.
+    The optimiser names its start (`optimizer.start`: random, greedy, beam or a board file) and the
+    settings of the solver that builds it (`start_settings()`); the puzzle's face builds the board for
+    that name with its own solvers, so the compiled optimisers import none.
     """
     if needs(solver) not in COMPILED:
         return None
-    face = puzzle.local_search(solver.builder())
+    face = puzzle.local_search(solver.start, solver.start_settings())
     if face is not None:
         warm_up(face, solver.kernel)
     return face

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 
 from core import Face, InputError
 from core.objective import Objective
-from heuristics.beam import Beam
-from heuristics.board_file import BoardFile
-from heuristics.edge_greedy import BoardBuilder, Greedy
 from heuristics.local_search import KERNEL_PARAMS, Chain, Pace, check_start, face_of, run_chains, start_chains
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
@@ -51,13 +49,22 @@ class Chains:
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
         face = face_of(objective, self.name)
-        chains = start_chains(objective, face, rng, self.kernel, self.params, self.chains, self.start)
+        seconds = self.start_seconds(objective)
+        chains = start_chains(
+            objective, face, rng, self.kernel, self.params, self.chains, self.start, seconds
+        )
         run_chains(objective, chains, self.chunk, self.repair(face, rng), self.exchange, self.pace())
 
-    def builder(self) -> BoardBuilder | None:
-        """The constructive solver whose board every chain starts from (None: the face's random board)."""
-        builders = {"random": None, "greedy": Greedy(), "beam": Beam()}
-        return builders[self.start] if self.start in builders else BoardFile(self.start)
+    def start_settings(self) -> dict[str, Any]:
+        """Settings for the solver that builds the start named `start` (none: its defaults).
+
+        The optimiser keeps its start as a name (random, greedy, beam, or a board file); the puzzle's
+        face builds the board for that name, so the compiled optimisers import no solver."""
+        return {}
+
+    def start_seconds(self, objective: Objective) -> float | None:
+        """The time a built start may take (None: no limit)."""
+        return None
 
     def pace(self) -> Pace | None:
         """What to set on every chain before each epoch, from the run so far (None: nothing)."""
@@ -244,10 +251,11 @@ class WindowLNS(Chains):
 
 
 class BeamRefine(WindowLNS):
-    """The pipeline: a beam builds the board (`width`, `max_width`, `order`: heuristics/beam.py; its
-    ties drawn from the run's seed), then `chains` window-LNS chains refine it, one per core, within
-    the rest of the budget. Under a time budget the beam takes at most `beam_share` of it (the widest
-    beams that fit, up to the configured width; heuristics/beam.py `beam_within`); under an evaluation
+    """The pipeline: a beam builds the board (the face's `beam` start, given `width`, `max_width`,
+    `order`: puzzles/edge_matching/solvers/beam.py; its ties drawn from the run's seed), then `chains`
+    window-LNS chains refine it, one per core, within the rest of the budget. Under a time budget the
+    beam takes at most `beam_share` of it (the widest beams that fit, up to the configured width;
+    puzzles/edge_matching/solvers/beam.py `beam_within`); under an evaluation
     budget it is the configured beam. The defaults are sized for 10 minutes on two cores (a beam of
     200,000 widened to 20,000,000 on the official set: about 7 GB). The beam gets most of the time
     because on its boards widening pays more than refining (see the README's Eternity II section). Every setting counts work, not time, so a seed gives the same run anywhere
@@ -273,13 +281,13 @@ class BeamRefine(WindowLNS):
     ):
         if not 0 < beam_share <= 1:
             raise InputError(f"optimizer.beam_share must be in (0, 1], got {beam_share}")
-        self.beam, self.beam_share = Beam(width, 0, max_width, order), beam_share
+        self.beam: dict[str, Any] = {"width": width, "max_width": max_width, "order": order}
+        self.beam_share = beam_share
         super().__init__(size, cap, focus, extra, kick, chunk, chains, exchange, start="beam")
 
-    def builder(self) -> BoardBuilder:
-        return self.beam
+    def start_settings(self) -> dict[str, Any]:
+        return dict(self.beam)
 
-    def run(self, objective: Objective, rng: np.random.Generator) -> None:
+    def start_seconds(self, objective: Objective) -> float | None:
         seconds = objective.budget.seconds
-        self.beam.time_limit = None if seconds is None else self.beam_share * seconds
-        super().run(objective, rng)
+        return None if seconds is None else self.beam_share * seconds

@@ -127,15 +127,18 @@ def check_start(start: str) -> str:
     return start
 
 
-def start_state(face: LocalSearchFace, rng: np.random.Generator, start: str) -> np.ndarray:
-    """A chain's first board: the face's random one, or the one its builder builds (start='greedy', 'beam')."""
+def start_state(
+    face: LocalSearchFace, rng: np.random.Generator, start: str, seconds: float | None = None
+) -> np.ndarray:
+    """A chain's first board: the face's random one, or the one the face builds for the name it was
+    given (start='greedy', 'beam', a board file), within `seconds` (None: no limit)."""
     if start == "random":
         return face.start(rng)
     if face.built is None:
         raise InputError(
             f"optimizer.start={start} needs a puzzle whose face builds an edge-matching board; use start=random"
         )
-    return face.built(rng)
+    return face.built(rng, seconds)
 
 
 def start_chains(
@@ -146,10 +149,12 @@ def start_chains(
     params: Mapping[str, float],
     count: int = 1,
     start: str = "random",
+    seconds: float | None = None,
 ) -> list[Chain]:
-    """`count` chains, each from a start state (`start`: random or greedy) drawn by `rng` and
-    accounted as one evaluation. A built board is built once: every chain starts from it."""
-    built = start_state(face, rng, start) if start != "random" else None
+    """`count` chains, each from a start state (`start`: random or a built one, built within
+    `seconds`) drawn by `rng` and accounted as one evaluation. A built board is built once: every
+    chain starts from it."""
+    built = start_state(face, rng, start, seconds) if start != "random" else None
     chains: list[Chain] = []
     for _ in range(count):
         state = built if built is not None else start_state(face, rng, start)

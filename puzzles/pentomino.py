@@ -10,12 +10,14 @@ with numba: this is the hot path of every pentomino experiment (benchmarks/bench
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
 
-from core import ConstructiveSolver, Face, InputError, LocalSearchFace, PermutationSpace
+from core import Face, InputError, LocalSearchFace, PermutationSpace
 from puzzles.pieces import Piece, orientations, read_pieces
 
 MAX_WIDTH = 63
@@ -197,10 +199,13 @@ class PentominoStrip:
         """Gap count of the bottom-left packing (lower is better)."""
         return float(self._pack(genome, self._no_placements) * self.width - self.area)
 
-    def local_search(self, builder: ConstructiveSolver | None = None, **mix: float) -> LocalSearchFace:
+    def local_search(
+        self, start: str = "random", start_settings: Mapping[str, Any] | None = None, **mix: float
+    ) -> LocalSearchFace:
         """The compiled local-search face: moves priced by re-packing from the first changed position
         (puzzles/strip_search.py), a large step that re-packs the last pieces exactly; `mix` overrides
-        the move weights. `builder` is the face protocol's greedy start, which a strip has none of."""
+        the move weights. `start` and `start_settings` name the face protocol's built start (greedy,
+        beam), which a strip has none of: its face offers only its random start."""
         from puzzles import strip_search as face
 
         scale = self.tie_break

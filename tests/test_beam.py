@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 
 from core import InputError
-from heuristics.backtrack import Backtrack, ExactFirst
-from heuristics.beam import (
+from puzzles.edge_matching import EdgeMatching, count_unmatched, turn_table
+from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.solvers.backtrack import Backtrack, ExactFirst
+from puzzles.edge_matching.solvers.beam import (
     ORDERS,
     SERIAL_WORK,
     Beam,
@@ -29,9 +31,7 @@ from heuristics.beam import (
     rows,
     warm_up,
 )
-from heuristics.edge_greedy import Greedy
-from puzzles.edge_matching import EdgeMatching, count_unmatched, turn_table
-from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.solvers.greedy import Greedy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -142,7 +142,7 @@ def test_keep_schedule_widens_where_few_candidates_are_left_and_bounds_them():
 
 THREADED = """
 import numba
-from heuristics.beam import beam_search
+from puzzles.edge_matching.solvers.beam import beam_search
 from puzzles.edge_matching.eternity2 import Eternity2
 p = Eternity2()
 piece, turns, unmatched = beam_search(p.table, 16, p.preplaced, 100, 2, 2000, "rows")

@@ -7,11 +7,20 @@ import pytest
 
 from core import InputError
 from experiments.build import build
-from heuristics.beam import ORDERS, Beam, Prepared, beam_search, frame_first, grey_patterns, ring_slots, rows
-from heuristics.edge_greedy import Greedy
 from puzzles.edge_matching import EdgeMatching, turn_table
 from puzzles.edge_matching.board import rim
 from puzzles.edge_matching.eternity2 import Eternity2Like
+from puzzles.edge_matching.solvers.beam import (
+    ORDERS,
+    Beam,
+    Prepared,
+    beam_search,
+    frame_first,
+    grey_patterns,
+    ring_slots,
+    rows,
+)
+from puzzles.edge_matching.solvers.greedy import Greedy
 
 SHAPES = [(3, 5), (5, 3), (4, 6), (6, 4), (3, 8), (8, 3)]
 STEPS = ((0, -1), (-1, 0), (0, 1), (1, 0))  # (row, col) to the neighbour across [left, top, right, bottom]

@@ -8,11 +8,11 @@ import pytest
 
 from core import Budget, InputError, LocalSearchFace
 from heuristics.compiled import CompiledDescent, CompiledILS, CompiledSA, HybridVLNS
-from heuristics.edge_greedy import Greedy
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching import local_search as ef
 from puzzles.edge_matching.eternity2 import e2_like_instance
+from puzzles.edge_matching.solvers.greedy import Greedy
 from puzzles.edge_matching.vlns import vlns_descent
 from puzzles.queens import Queens
 from tests.test_experiment_run import run_app
@@ -163,7 +163,7 @@ def test_greedy_start_is_the_first_evaluation_and_never_lost(optimizer):
     puzzle = EdgeMatching(n=9, colours=12, instance_seed=4)
     board = Greedy().solve(puzzle)
     greedy_fitness = puzzle.fitness(puzzle.encode(board))
-    face = puzzle.local_search(Greedy())
+    face = puzzle.local_search("greedy")
     assert ef.fitness(face.instance, face.built(np.random.default_rng(0))) == greedy_fitness > 0
     result = minimize(puzzle.fitness, puzzle.space, optimizer, Budget(evaluations=100_000), 5, face=face)
     assert result.trace[0][0] == 1 and result.trace[0][2] == greedy_fitness

@@ -3,8 +3,8 @@ import random
 import numpy as np
 import pytest
 
-from heuristics.edge_greedy import Greedy, _faithful_choice, _targets, greedy
 from puzzles.edge_matching import EdgeMatching, Layout, turn_table
+from puzzles.edge_matching.solvers.greedy import Greedy, _faithful_choice, _targets, greedy
 from tests import seed_greedy_plain as seed
 
 # A 3x3 case worked by hand, with the seed's rules (centre given). Corners and centre carry one
@@ -118,7 +118,7 @@ def test_bad_inputs_are_refused():
 
 @pytest.mark.parametrize("rotations", [False, True])
 def test_kept_choices_give_the_boards_of_recomputing_every_step(rotations):
-    from heuristics import edge_greedy as eg
+    from puzzles.edge_matching.solvers import greedy as eg
 
     for n, colours in ((5, 2), (7, 3), (9, 20)):
         p = EdgeMatching(n=n, colours=colours, rotations=rotations, fix_centre=False, hints=[[1, 1]])

@@ -343,7 +343,7 @@ def test_picture_draws_four_triangles_per_piece(tmp_path):
 def test_bundled_example_file_loads_and_has_a_perfect_board():
     from pathlib import Path
 
-    from heuristics.backtrack import solve_exact
+    from puzzles.edge_matching.solvers.backtrack import solve_exact
 
     path = Path(__file__).resolve().parents[1] / "puzzles" / "data" / "edge_5x5_example.txt"
     p = EdgeMatching(generator="file", pieces_file=str(path), rotations=True, fix_centre=False)

@@ -84,7 +84,7 @@ def test_bad_generated_boards_end_with_one_clear_line(kwargs, message):
 
 
 def test_square_only_solvers_refuse_a_rectangle_in_one_line():
-    from heuristics.edge_greedy import Greedy
+    from puzzles.edge_matching.solvers.greedy import Greedy
 
     with pytest.raises(InputError) as err:
         Greedy().solve(Eternity2Like(4, 6, frame_colours=2, inner_colours=3))

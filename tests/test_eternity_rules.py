@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from core import InputError
 from experiments.build import build
 from experiments.schema import CONFIG_DIR
-from heuristics.edge_greedy import greedy
 from puzzles.edge_matching import EdgeMatching, Layout
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.solvers.greedy import greedy
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFICIAL = ROOT / "puzzles" / "data" / "eternity2" / "e2pieces.txt"
@@ -325,7 +325,7 @@ def test_every_optimiser_leaves_a_board_that_obeys_the_rules(
 def test_the_backtrackers_optimum_obeys_the_rules_when_a_join_must_fail(seed, hint):
     """A legal hint that fits none of the planted neighbours forces unmatched joins (k >= 1, where the
     deepening search runs): the optimum is searched over legal boards, and the referee agrees."""
-    from heuristics.backtrack import Backtrack
+    from puzzles.edge_matching.solvers.backtrack import Backtrack
 
     puzzle = Eternity2Like(4, instance_seed=seed, hints=(list(hint),))
     assert puzzle.rules is not None

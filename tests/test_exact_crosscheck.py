@@ -1,7 +1,7 @@
 """Both exact searches against a referee written here, on thousands of random small boards (issue 31).
 
-The perfect search (heuristics/perfect_search.py: a count of distinct perfect boards, or "none") and the
-deepening search (heuristics/backtrack.py: the optimum, the fewest unmatched joins) are compared with a
+The perfect search (puzzles/edge_matching/solvers/perfect_search.py: a count of distinct perfect boards, or "none") and the
+deepening search (puzzles/edge_matching/solvers/backtrack.py: the optimum, the fewest unmatched joins) are compared with a
 plain depth-first search over cells, row by row, that knows nothing of either: no colour balance, no
 symmetry, no candidate lists beyond a dict by (left, top) colours. Every n x m board with 2 <= n <= 4
 and 2 <= m <= 8 (thin boards included, where issue 31's wrong proof lived), pieces turning or not, with
@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from heuristics.backtrack import solve_exact
-from heuristics.perfect_search import ORDERS, Board, search
 from puzzles.edge_matching.board import turn_table
 from puzzles.edge_matching.eternity2 import Eternity2
+from puzzles.edge_matching.solvers.backtrack import solve_exact
+from puzzles.edge_matching.solvers.perfect_search import ORDERS, Board, search
 from tests.test_experiment_run import run_app
 
 # Issue 31: a 2 x 8 board with 12 perfect boards that task=exact said had none (optimum 1).

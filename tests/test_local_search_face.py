@@ -10,10 +10,10 @@ from numba import njit
 
 from core import InputError
 from core.rng import make_rng
-from heuristics.edge_greedy import Greedy
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching import local_search as ef
 from puzzles.edge_matching.eternity2 import Eternity2, generate_e2_like
+from puzzles.edge_matching.solvers.greedy import Greedy
 
 
 @njit(cache=True)
@@ -155,7 +155,7 @@ def test_no_turn_groups_are_grey_patterns():
 def test_no_turn_solution_and_greedy_board_are_legal_states():
     """The generating board is a perfect legal state; a solver's board is made legal, pieces kept once."""
     puzzle = EdgeMatching(n=7, colours=3, instance_seed=2)
-    face = puzzle.local_search(Greedy())
+    face = puzzle.local_search("greedy")
     sol = puzzle.solution()
     st = ef.legal_state(face.instance, 4 * sol.piece + sol.rotation)
     ef.check_state(face.instance, st)

@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from heuristics.edge_cpsat import count_perfect
-from heuristics.perfect_search import ORDERS, Board, search
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.solvers.cpsat import count_perfect
+from puzzles.edge_matching.solvers.perfect_search import ORDERS, Board, search
 from tests.test_experiment_run import run_app
 
 CLUES = "puzzles/data/eternity2/clue{}.txt"

@@ -30,9 +30,9 @@ from core import Face, InputError
 from experiments.build import build, component_name, config_columns, settings
 from experiments.records import RunRecord, write_picture, write_record, write_table
 from experiments.solvers import UnderBudget, as_builder, check_pair, needs
-from heuristics.edge_greedy import Greedy
 from puzzles.edge_matching import EdgeMatching, Layout, inner_edges
 from puzzles.edge_matching.board import MAX_COLOUR
+from puzzles.edge_matching.solvers.greedy import Greedy
 
 TABLE = "colour_sweep.parquet"
 COLUMNS = [

@@ -3,8 +3,8 @@ and the optimum, each answer with the nodes walked, the time and what it proved.
 
     python -m experiments.run task=exact puzzle=eternity2 puzzle.pieces_file=puzzles/data/eternity2/clue1.txt puzzle.starter=false task.limit=100
 
-The perfect search (heuristics/perfect_search.py) counts distinct perfect boards (all of them, or up to
-`task.limit`); a board with none is proved so, and then the deepening search (heuristics/backtrack.py)
+The perfect search (puzzles/edge_matching/solvers/perfect_search.py) counts distinct perfect boards (all of them, or up to
+`task.limit`); a board with none is proved so, and then the deepening search (puzzles/edge_matching/solvers/backtrack.py)
 proves its optimum, the fewest unmatched joins. A capped search (task.max_nodes, task.seconds) reports
 what it proved by then: "at least this many boards", or the optimum's lower bound.
 """
@@ -19,8 +19,8 @@ import pandas as pd
 
 from core import ConstructivePuzzle
 from experiments.records import write_picture, write_table
-from heuristics.backtrack import solve_puzzle
-from heuristics.perfect_search import Board, search
+from puzzles.edge_matching.solvers.backtrack import solve_puzzle
+from puzzles.edge_matching.solvers.perfect_search import Board, search
 
 
 def answer_board(

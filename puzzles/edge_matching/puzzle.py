@@ -33,6 +33,9 @@ The fitness optimisers minimise is the number of unmatched inner edges (0 for a 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from core import ConstructiveSolver, Face, InputError, LocalSearchFace, PermutationSpace
@@ -89,11 +92,12 @@ def _check_preplaced(rows: np.ndarray, rotations: bool) -> None:
 
 
 def _built_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
-    """A face's built start: the solver's board of the puzzle, seeded from the rng, made a legal state."""
+    """A face's built start: the solver's board of the puzzle within `seconds` (None: no limit),
+    seeded from the rng, made a legal state."""
     from puzzles.edge_matching.local_search import legal_state
 
-    def built(rng: np.random.Generator) -> np.ndarray:
-        board = solver.seeded(int(rng.integers(2**31))).solve(puzzle)
+    def built(rng: np.random.Generator, seconds: float | None = None) -> np.ndarray:
+        board = solver.seeded(int(rng.integers(2**31))).construct(puzzle, seconds).layout
         return legal_state(inst, 4 * board.piece + board.rotation)
 
     return built
@@ -168,14 +172,19 @@ class EdgeMatching:
         _check_preplaced(self.preplaced, rotations)
         self._tables()
 
-    def local_search(self, builder: ConstructiveSolver | None = None) -> LocalSearchFace | None:
+    def local_search(
+        self, start: str = "random", start_settings: Mapping[str, Any] | None = None
+    ) -> LocalSearchFace | None:
         """The compiled local-search face, when the pieces' grey sides give every cell a piece of its
         kind: with turns, its class (corner, frame, inner); without, its grey pattern (None otherwise).
 
-        builder: a constructive solver (`solve(puzzle) -> Layout`) whose board, made legal, is the
-        face's built start (puzzles/ never imports a solver, so the caller hands one in).
+        start: the face's start by name (an optimiser's `optimizer.start`): "random" (the face's random
+        board) or a built one, whose board made legal is the face's `built` start: "greedy", "beam"
+        (`start_settings`: its width, max_width, order) or a board file's path (the family's own
+        solvers build them: puzzles/edge_matching/solvers/, `starting_solver`).
         """
         from puzzles.edge_matching import local_search as face
+        from puzzles.edge_matching.solvers import starting_solver
         from puzzles.edge_matching.vlns import vlns_descent
         from puzzles.edge_matching.windows import window_search_compiled
 
@@ -193,7 +202,9 @@ class EdgeMatching:
             start=lambda rng: face.random_state(inst, rng),
             genome=self.genome_of_state,
             repair=vlns_descent,
-            built=None if builder is None else _built_start(self, inst, builder),
+            built=None
+            if start == "random"
+            else _built_start(self, inst, starting_solver(start, start_settings)),
             window=window_search_compiled,
         )
 

@@ -2,7 +2,7 @@
 that there is none.
 
 A perfect board shows grey (colour 0) on every rim side and nowhere else, and the same colour on both
-sides of every inner edge. Why a search of its own beside heuristics/backtrack.py's deepening search:
+sides of every inner edge. Why a search of its own beside puzzles/edge_matching/solvers/backtrack.py's deepening search:
 small boards are where a research framework can give ground truth (a count, or "none"), and a perfect
 board is what the hardest of them ask for. What is in it (figures: benchmarks/bench_exact_edge.py,
 README "Exact edge matching"):
@@ -42,8 +42,8 @@ import numpy as np
 from tqdm import tqdm
 
 from core import InputError, interrupt
-from heuristics.beam import grey_patterns
-from heuristics.edge_greedy import DC, DR
+from puzzles.edge_matching.solvers.beam import grey_patterns
+from puzzles.edge_matching.solvers.greedy import DC, DR
 
 STOP_EVERY = 1 << 14  # nodes between two looks at the stop flag (and two progress reports)
 NONE = -1

@@ -43,7 +43,7 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from core import Construction, ConstructivePuzzle, InputError, interrupt, unmatched_edge
-from heuristics.edge_greedy import DC, DR, BoardBuilder
+from puzzles.edge_matching.solvers.greedy import DC, DR, BoardBuilder
 
 WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the official set 22 s on 2 cores
 SERIAL_WORK = 1_000_000  # a beam that prices at most this many candidates runs on one thread
@@ -600,23 +600,19 @@ class Beam(BoardBuilder):
         if order not in ORDERS:
             raise InputError(f"optimizer.order must be one of {', '.join(ORDERS)}, got {order!r}")
         self.width, self.seed, self.max_width, self.order = width, seed, max_width, order
-        self.time_limit: float | None = None  # construct's limit when given none (a pipeline's share)
         self.name = "beam"
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         warm_up()
 
     def seeded(self, seed: int) -> Beam:
-        beam = Beam(self.width, seed, self.max_width, self.order)
-        beam.time_limit = self.time_limit
-        return beam
+        return Beam(self.width, seed, self.max_width, self.order)
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
         """The best board of the beam, checked (each piece once, pre-placed pieces kept); within
         `seconds` of the call, the best of beams as wide as fit (stop reason "seconds" when the
         configured width did not)."""
         started = time.perf_counter()
-        seconds = self.time_limit if seconds is None else seconds
         puzzle = self._require(puzzle)
         prepared = Prepared(puzzle.table, puzzle.n, puzzle.preplaced, self.order, puzzle.m)
         if seconds is None:

@@ -33,9 +33,9 @@ import numba
 import numpy as np
 
 from core import Construction, ConstructivePuzzle, InputError, unmatched_edge
-from heuristics.beam import Beam, alarm, grey_patterns
-from heuristics.edge_greedy import DC, DR, EMPTY, BoardBuilder
-from heuristics.perfect_search import Board, neighbours, search, threads_available
+from puzzles.edge_matching.solvers.beam import Beam, alarm, grey_patterns
+from puzzles.edge_matching.solvers.greedy import DC, DR, EMPTY, BoardBuilder
+from puzzles.edge_matching.solvers.perfect_search import Board, neighbours, search, threads_available
 
 _unmatched = numba.njit(inline="always")(unmatched_edge)
 STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
@@ -328,7 +328,7 @@ def solve_exact(
         grey_rule: search legal boards only, under Eternity II's rules (grey sides exactly on the rim;
             a perfect board always is).
         m: columns (n: a square board).
-        threads: the perfect search's threads (heuristics/perfect_search.py); the deepening runs on one.
+        threads: the perfect search's threads (puzzles/edge_matching/solvers/perfect_search.py); the deepening runs on one.
         proved: a lower bound already proved (1: a perfect search found no perfect board), where the
             deepening starts; the perfect search is not walked again.
     """

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from core import Construction, ConstructivePuzzle
-from heuristics.edge_greedy import BoardBuilder
 from puzzles.edge_matching.board_files import read_board
+from puzzles.edge_matching.solvers.greedy import BoardBuilder
 
 
 class BoardFile(BoardBuilder):

@@ -1,5 +1,5 @@
 """Perfect edge-matching boards counted by OR-tools CP-SAT: an independent cross-check of the compiled
-exact backtracker's counts (heuristics/backtrack.py), by a different method on the same definitions.
+exact backtracker's counts (puzzles/edge_matching/solvers/backtrack.py), by a different method on the same definitions.
 
 A perfect board places every piece once, shows colour 0 (grey) on every rim side and on no inner side,
 and shows one colour on both sides of every inner edge. Boards are counted distinct as read per cell:

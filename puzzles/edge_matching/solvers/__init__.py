@@ -1,0 +1,33 @@
+"""The edge-matching family's own solvers: they read its board (grey frame, turns, pre-placed pieces).
+
+greedy (the seed's scoring rule), beam (beam search), backtrack (deepening and exact search),
+perfect_search (the count of perfect boards), cpsat (an independent CP-SAT model of perfect boards),
+board_file (a board read from a file). They may drive a generic engine of heuristics/; heuristics/
+never imports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from core import ConstructiveSolver
+
+STARTS = ("greedy", "beam")  # the built starts the face offers by name; any other name is a board file
+
+
+def starting_solver(start: str, settings: Mapping[str, Any] | None = None) -> ConstructiveSolver:
+    """The solver that builds the local-search face's start named `start` (an optimiser's
+    `optimizer.start`): the greedy, the beam (`settings`: its width, max_width, order), or else the
+    board in the file at path `start` (best_board.txt of an earlier run)."""
+    from puzzles.edge_matching.solvers.beam import Beam
+    from puzzles.edge_matching.solvers.board_file import BoardFile
+    from puzzles.edge_matching.solvers.greedy import Greedy
+
+    settings = dict(settings or {})
+    if start == "greedy":
+        return Greedy(**settings)
+    if start == "beam":
+        return Beam(**settings)
+    return BoardFile(Path(start))
