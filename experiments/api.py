@@ -29,8 +29,8 @@ from omegaconf import DictConfig, open_dict
 from experiments import report as reporting
 from experiments.gather import gather_runs, gather_traces
 from experiments.records import is_complete, read_row, write_config
-from experiments.run import GROUPS, run_subdir, run_task, setup
-from experiments.schema import CONFIG_DIR
+from experiments.run import GROUPS, run_task
+from experiments.schema import CONFIG_DIR, run_subdir, setup
 
 OUT = Path("results/api")
 Component = str | Mapping[str, Any] | None

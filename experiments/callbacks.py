@@ -13,14 +13,14 @@ import pandas as pd
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
+from experiments.records import REFUSED, UNRECORDED
+
 outcome: dict[str, int] = {}  # the last sweep's failures, read by experiments.run.main for its exit code
 
 
 def unrecorded(sweep_dir: Path) -> pd.DataFrame:
     """Runs that failed where no record could be written (experiments/run.py notes them), as
     (run_dir, error) rows."""
-    from experiments.run import UNRECORDED
-
     notes = sweep_dir / UNRECORDED
     lines = notes.read_text().splitlines() if notes.is_file() else []
     rows = [dict(zip(("run_dir", "error"), line.split("\t", 1))) for line in lines]
@@ -29,8 +29,6 @@ def unrecorded(sweep_dir: Path) -> pd.DataFrame:
 
 def refused(sweep_dir: Path) -> pd.DataFrame:
     """Runs kept but refused because their config changed since they ran, as (run_dir, error) rows."""
-    from experiments.run import REFUSED
-
     rows = []
     for refusal in sorted(sweep_dir.rglob(REFUSED)):
         keys = refusal.read_text().strip().split("; run it again")[0].split(" composed now in ", 1)[-1]
@@ -72,8 +70,6 @@ class ReportCallback(Callback):
     """Write the sweep's tables, plots and report beside its runs, and say what failed."""
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        from experiments.run import UNRECORDED
-
         with contextlib.suppress(OSError):  # notes of this sweep only
             (Path(config.hydra.sweep.dir) / UNRECORDED).unlink(missing_ok=True)
 

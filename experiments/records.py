@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 RUN, TRACE, CONFIG = "run.parquet", "trace.parquet", "config.yaml"
+REFUSED = "refused.txt"  # beside a record kept although its config changed since: the sweep counts it failed
+UNRECORDED = ".unrecorded"  # in a sweep's folder: runs that failed where no record could be written
 TRACE_COLUMNS = ("evaluations", "seconds", "best")
 GATHERED = ("run_dir", "run_id")  # added when runs are gathered: where a row came from
 

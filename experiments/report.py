@@ -20,7 +20,7 @@ from experiments.gather import gather_runs, gather_traces, group_keys, instance_
 from experiments.outside import OutsideError, join_outside
 from experiments.ranking import Ranking, cd_diagram, rank
 from experiments.records import CONFIG, atomic_write, write_picture, write_table
-from experiments.run import setup
+from experiments.schema import setup
 from experiments.stats import COMPARISON_COLUMNS, ert_targets, evaluations_to_optimum, pairwise, summarise
 
 

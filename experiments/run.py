@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import hydra
-import matplotlib
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException
 from hydra.types import RunMode
@@ -37,7 +36,9 @@ from experiments import overrides
 from experiments.build import build
 from experiments.records import (
     CONFIG,
+    REFUSED,
     RUN,
+    UNRECORDED,
     RunRecord,
     damage,
     discard,
@@ -46,7 +47,7 @@ from experiments.records import (
     write_config,
     write_record,
 )
-from experiments.schema import DEFAULT_EVALUATIONS, register
+from experiments.schema import DEFAULT_EVALUATIONS, setup
 
 GROUPS = ("puzzle", "optimizer", "task")
 LARGEST = 2**63 - 1  # what a record's int64 columns hold
@@ -54,11 +55,6 @@ NOT_COMPARED = ("progress", "resume")  # settings that do not change what a run 
 SWEEP_PID = "PUZZLELAB_SWEEP_PID"  # set by the sweep's process, read by its local workers
 NOT_IN_NAME = ("experiment", "smoke", "study", "resume", "progress")  # the study's name says these
 INTERRUPTED = 130  # the exit code of a run stopped by Ctrl-C, as a shell reports it
-
-
-def run_subdir(varying: str, seed: int) -> str:
-    """A sweep run's directory: what varies, then the seed (e.g. optimizer=ga/seed=3)."""
-    return f"{varying}/seed={seed}" if varying else f"seed={seed}"
 
 
 def sweep_name(task_overrides: Sequence[str]) -> str:
@@ -87,18 +83,6 @@ def with_sweep_dir(argv: list[str]) -> list[str]:
         return argv
     name = sweep_name([o.input_line or "" for o in given])
     return [*argv, f"hydra.sweep.dir='results/sweeps/${{study}}/{name}'"]
-
-
-def setup(config_dirs: Sequence[Path] = (), headless: bool = True) -> None:
-    """What the app needs before Hydra composes a config: the schemas (also of the components in a
-    user's own config directories), the resolvers, and pictures drawn to files (never to a screen,
-    which workers and clusters do not have; a notebook keeps its own backend: headless=False)."""
-    if headless:
-        matplotlib.use("Agg")
-    register()
-    for config_dir in config_dirs:
-        register(config_dir)
-    OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
 
 
 def note_choices(cfg: DictConfig) -> None:
@@ -214,9 +198,6 @@ def record_failure(cfg: DictConfig, run_dir: Path, err: BaseException, trace: st
         note_unrecorded(run_dir, unwritable(write_err, run_dir) or str(write_err))
 
 
-UNRECORDED = ".unrecorded"  # in a sweep's folder: runs that failed where no record could be written
-
-
 def note_unrecorded(run_dir: Path, reason: str) -> None:
     """Note, in the sweep's folder, a run that could not write its record (best effort: that folder may
     be read-only too, and then every run says so on the console)."""
@@ -284,9 +265,6 @@ def resumed(cfg: DictConfig, run_dir: Path) -> tuple[bool, float | None]:
     refusal.unlink(missing_ok=True)
     print(f"skip (already complete): {run_dir}")
     return True, objective(row)
-
-
-REFUSED = "refused.txt"  # beside a record kept because its config changed: the sweep's summary counts it
 
 
 def objective(row: dict[str, Any] | None) -> float | None:

@@ -8,6 +8,7 @@ sets only what differs from the constructor's defaults. Variants extend their ba
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,25 @@ class BudgetConf:
     seconds: float | None = None  # ... or after this many seconds
     target: float | None = None  # ... or once best <= target; null: the puzzle's known optimum
     stop_at_optimum: bool = True  # with target null, stop at the known optimum (when there is one)
+
+
+def run_subdir(varying: str, seed: int) -> str:
+    """A sweep run's directory: what varies, then the seed (e.g. optimizer=ga/seed=3)."""
+    return f"{varying}/seed={seed}" if varying else f"seed={seed}"
+
+
+def setup(config_dirs: Sequence[Path] = (), headless: bool = True) -> None:
+    """What the app needs before Hydra composes a config: the schemas (also of the components in a
+    user's own config directories), the resolvers, and pictures drawn to files (never to a screen,
+    which workers and clusters do not have; a notebook keeps its own backend: headless=False)."""
+    if headless:
+        import matplotlib
+
+        matplotlib.use("Agg")
+    register()
+    for config_dir in config_dirs:
+        register(config_dir)
+    OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
 
 
 def component_targets(config_dir: Path = CONFIG_DIR) -> dict[tuple[str, str], str]:
