@@ -644,8 +644,6 @@ def search(
     if timer is not None:
         timer.daemon = True
         timer.start()
-    stop_asked = interrupt.listen(lambda: flags.fill(1))  # Ctrl-C stops it as the time limit does
-    stop_asked.__enter__()
 
     def job(k: int, budget: int):
         if flags[k]:
@@ -656,21 +654,23 @@ def search(
 
     results: dict[int, tuple] = {}
     bar = tqdm(total=len(prefixes), unit="job", desc="perfect boards", disable=not show_progress, leave=False)
-    try:
-        if threads == 1:
-            for k in range(len(prefixes)):
-                walked = spent + sum(r[2] for r in results.values())
-                results[k] = job(k, max_nodes - walked)
-                bar.update()
-                if results[k][0] != 1 or _found_before(results, k + 1) >= limit:
-                    break
-        else:
-            _run_jobs(job, results, len(prefixes), threads, limit, max_nodes - spent, flags, progress, bar)
-    finally:
-        bar.close()
-        stop_asked.__exit__(None, None, None)
-        if timer is not None:
-            timer.cancel()
+    with interrupt.listen(lambda: flags.fill(1)):  # Ctrl-C stops it as the time limit does
+        try:
+            if threads == 1:
+                for k in range(len(prefixes)):
+                    walked = spent + sum(r[2] for r in results.values())
+                    results[k] = job(k, max_nodes - walked)
+                    bar.update()
+                    if results[k][0] != 1 or _found_before(results, k + 1) >= limit:
+                        break
+            else:
+                _run_jobs(
+                    job, results, len(prefixes), threads, limit, max_nodes - spent, flags, progress, bar
+                )
+        finally:
+            bar.close()
+            if timer is not None:
+                timer.cancel()
     return _answer(board, results, prefixes, depth, spent, limit, flags, started)
 
 
