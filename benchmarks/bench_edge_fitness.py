@@ -13,8 +13,8 @@ import numpy as np
 
 from benchmarks.edge_fitness_numpy import unmatched_numpy
 from benchmarks.timing import compare, report, score_all
-from core import Budget
 from core.objective import Objective
+from core.space import Budget
 from puzzles.edge_matching import EdgeMatching
 
 PLAIN, OURS, WRAPPED = "plain numpy", "compiled fitness", "compiled, through Objective"

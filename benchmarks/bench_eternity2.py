@@ -36,10 +36,10 @@ import numba
 import numpy as np
 
 from benchmarks.timing import compare, report
-from core import Budget
+from core.space import Budget
 from experiments.api import config
 from experiments.build import build
-from experiments.solvers import as_optimizer, local_search_face
+from experiments.pairing import as_optimizer, local_search_face
 from heuristics.compiled import Chains, CompiledSA
 from heuristics.local_search import warm_up
 from heuristics.minimize import minimize

@@ -17,7 +17,7 @@ import statistics
 from joblib import Parallel, delayed
 
 from benchmarks.timing import compare, report
-from core import Budget
+from core.space import Budget
 from heuristics.ga import GA
 from heuristics.minimize import minimize
 from heuristics.random_search import RandomSearch

@@ -25,8 +25,8 @@ from joblib import Parallel, delayed
 from numba import njit
 
 from benchmarks.timing import compare, report
-from core import Budget
 from core.rng import make_rng, uniform
+from core.space import Budget
 from experiments.stats import ert
 from heuristics.compiled import HybridVLNS
 from heuristics.ga import GA

@@ -16,7 +16,7 @@ import argparse
 import statistics
 
 from benchmarks.timing import compare, report
-from core import Budget, Result
+from core.space import Budget, Result
 from heuristics.ga import GA
 from heuristics.minimize import minimize
 from heuristics.vcopt_baselines import VcoptTspGA

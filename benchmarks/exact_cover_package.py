@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import CoverModel
+from core.exact import CoverModel
 from heuristics.exact_cover import bool_matrix
 
 

@@ -14,7 +14,9 @@ from typing import Protocol
 
 import numpy as np
 
-from core import Budget, Face, LocalSearchFace, PermutationSpace, interrupt
+from core import interrupt
+from core.faces import Face, LocalSearchFace
+from core.space import Budget, PermutationSpace
 
 PROGRESS_EVERY = 1000
 

@@ -8,7 +8,8 @@ from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from core import Budget, InputError
+from core.errors import InputError
+from core.space import Budget
 from experiments.records import flatten
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.solvers import EVALUATION_KIND
+from experiments.pairing import EVALUATION_KIND
 
 SOURCE, PUZZLELAB, OUTSIDE = "source", "puzzlelab", "outside"
 MARK = " (outside)"  # after the method's name, in every table that names optimisers

@@ -17,7 +17,7 @@ from hydra.errors import ConfigCompositionException, MissingConfigException
 from omegaconf import OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ValidationError
 
-from core import InputError
+from core.errors import InputError
 from experiments.schema import CONFIG_DIR
 
 KINDS = {"Integer": "a whole number", "Float": "a number", "Boolean": "true or false", "String": "text"}

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from core import InputError
+from core.errors import InputError
 from experiments.gather import kept
 from experiments.records import RUN, TRACE, write_table
 

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from core import InputError
+from core.errors import InputError
 from experiments.records import CONFIG, RUN, TIMING_COLUMNS, TRACE
 from experiments.run import run_task, setup
 

@@ -31,7 +31,8 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from core import InputError, interrupt
+from core import interrupt
+from core.errors import InputError
 from experiments import overrides
 from experiments.build import build
 from experiments.records import (

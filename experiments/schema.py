@@ -18,7 +18,7 @@ from hydra.utils import get_object
 from hydra_zen import builds
 from omegaconf import DictConfig, OmegaConf
 
-from core import InputError
+from core.errors import InputError
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 GROUPS = ("puzzle", "optimizer", "task")

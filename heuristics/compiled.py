@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from core import Face, InputError
+from core.errors import InputError
+from core.faces import Face
 from core.objective import Objective
 from heuristics.local_search import KERNEL_PARAMS, Chain, Pace, check_start, face_of, run_chains, start_chains
 

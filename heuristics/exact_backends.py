@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from core import InputError
+from core.errors import InputError
 from heuristics.exact_cover import ExactCover, bool_matrix, solution_limit
 
 BACKENDS = ("algorithm_x", "ilp", "cpsat")

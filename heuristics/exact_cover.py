@@ -33,7 +33,8 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from core import CoverModel, InputError, Regions, bitsets
+from core.errors import InputError
+from core.exact import CoverModel, Regions, bitsets
 
 RULES = ("first", "mrv")
 BATCH = 4096

@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 from deap import algorithms, base, creator, tools
 
-from core import Face, InputError, PermutationSpace
+from core.errors import InputError
+from core.faces import Face
 from core.objective import Objective
+from core.space import PermutationSpace
 
 # DEAP's classes live at module level so that runs can be pickled to launcher workers.
 if not hasattr(creator, "FitnessMin"):

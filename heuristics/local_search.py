@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core import InputError, LocalSearchFace
+from core.errors import InputError
+from core.faces import LocalSearchFace
 from core.objective import Objective
 from core.rng import make_rng
 from heuristics import kernels

@@ -7,8 +7,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from core import Budget, InputError, LocalSearchFace, PermutationSpace, Result
+from core.errors import InputError
+from core.faces import LocalSearchFace
 from core.objective import Objective, Optimizer, Stop
+from core.space import Budget, PermutationSpace, Result
 
 
 def minimize(

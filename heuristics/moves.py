@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import PermutationSpace
+from core.space import PermutationSpace
 
 
 def reverse(genome: np.ndarray, i: int, j: int) -> np.ndarray:

@@ -6,8 +6,10 @@ import math
 
 import numpy as np
 
-from core import Face, InputError, PermutationSpace
+from core.errors import InputError
+from core.faces import Face
 from core.objective import Objective
+from core.space import PermutationSpace
 from heuristics.moves import random_move
 
 MOVES = ("swap", "insert", "reversal")

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from core import Face, InputError, PermutationSpace
+from core.errors import InputError
+from core.faces import Face
 from core.objective import Objective
+from core.space import PermutationSpace
 from heuristics.moves import reorient, reverse, swap
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import numpy as np
 from vcopt import vcopt
 
-from core import Face, InputError, PermutationSpace
+from core.errors import InputError
+from core.faces import Face
 from core.objective import Objective
+from core.space import PermutationSpace
 
 
 class TokenEncoding:

@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import Answer, CoverModel, ExactReport, Face, InputError
+from core.errors import InputError
+from core.exact import CaseAnswer, CoverModel, ExactReport
+from core.faces import Face
 from puzzles.packing import Board, Packing
 from puzzles.pieces import normalise, read_pieces
 
@@ -188,14 +190,14 @@ class Calendar:
         weekday = WEEKDAYS.index(case["weekday"]) if "weekday" in case else None
         return self.cover(Day(case["month"], case["day"], weekday))
 
-    def figures(self, answer: Answer) -> dict[str, Any]:
+    def figures(self, answer: CaseAnswer) -> dict[str, Any]:
         return {"solutions": answer.count}
 
-    def report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
+    def report(self, table: pd.DataFrame, answers: list[CaseAnswer]) -> ExactReport:
         """One date: its count, its solutions drawn; a year: the table, its HTML and a heatmap."""
         return self._date_report(answers[0]) if self.year is None else self._year_report(table, answers)
 
-    def _date_report(self, answer: Answer) -> ExactReport:
+    def _date_report(self, answer: CaseAnswer) -> ExactReport:
         """A date's count and pictures, and its first solution as text."""
         day, total = self.days[0], answer.count
         owners = [self.packing.owners(s) for s in answer.solutions]
@@ -220,7 +222,7 @@ class Calendar:
         }
         return ExactReport(figures, text, files)
 
-    def _year_report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
+    def _year_report(self, table: pd.DataFrame, answers: list[CaseAnswer]) -> ExactReport:
         """The year's counts: a table, a month x day page and a heatmap; min, max and total."""
         limit = answers[0].limit if answers else None
         capped = f", at most {limit} each" if limit else ""

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import Answer, CoverModel, ExactReport, Face
+from core.exact import CaseAnswer, CoverModel, ExactReport
+from core.faces import Face
 from puzzles.packing import Packing, box
 from puzzles.pieces import read_pieces
 
@@ -57,10 +58,10 @@ class Galakub:
             "up_to_rotation": self.packing.count_distinct(owners, symmetric=True, mirrors=False),
         }
 
-    def figures(self, answer: Answer) -> dict[str, Any]:
+    def figures(self, answer: CaseAnswer) -> dict[str, Any]:
         return self.counts(self.packing.owner_table(answer.solutions))
 
-    def report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
+    def report(self, table: pd.DataFrame, answers: list[CaseAnswer]) -> ExactReport:
         """The figures beside the seed's, the table, and one filling drawn layer by layer."""
         counts = {k: int(table[k].iloc[0]) for k in SEED}
         files = {"galakub.parquet": table}

@@ -19,7 +19,8 @@ from functools import cached_property
 
 import numpy as np
 
-from core import CoverModel, InputError, Regions, bitsets
+from core.errors import InputError
+from core.exact import CoverModel, Regions, bitsets
 from puzzles.pieces import Piece, orientations, symmetries
 
 

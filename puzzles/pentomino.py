@@ -17,7 +17,9 @@ from typing import Any
 import numba
 import numpy as np
 
-from core import Face, InputError, LocalSearchFace, PermutationSpace
+from core.errors import InputError
+from core.faces import Face, LocalSearchFace
+from core.space import PermutationSpace
 from puzzles.pieces import Piece, orientations, read_pieces
 
 MAX_WIDTH = 63

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from core import InputError
+from core.errors import InputError
 from puzzles.pentomino import PentominoStrip, _place
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core import InputError
+from core.errors import InputError
 
 DATA = Path(__file__).parent / "data"
 FILLED, EMPTY, LAYER_BREAK = "#", ".", "~"

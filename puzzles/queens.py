@@ -14,7 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from core import Answer, CoverModel, ExactReport, Face, InputError, PermutationSpace, bitsets
+from core.errors import InputError
+from core.exact import CaseAnswer, CoverModel, ExactReport, bitsets
+from core.faces import Face
+from core.space import PermutationSpace
 
 KNOWN = {4: 2, 5: 10, 6: 4, 7: 40, 8: 92, 9: 352, 10: 724, 11: 2680, 12: 14200}  # OEIS A000170
 
@@ -76,10 +79,10 @@ class Queens:
         primary = bitsets([range(2 * n)], items)[0]
         return CoverModel(bitsets(rows, items), items, primary, np.arange(len(rows)), rule="mrv")
 
-    def figures(self, answer: Answer) -> dict[str, Any]:
+    def figures(self, answer: CaseAnswer) -> dict[str, Any]:
         return {"solutions": answer.count, "known": KNOWN.get(answer.case["n"])}
 
-    def report(self, table, answers: list[Answer]) -> ExactReport:
+    def report(self, table, answers: list[CaseAnswer]) -> ExactReport:
         """The count beside OEIS A000170, and the first solution drawn."""
         files: dict[str, Any] = {"queens.parquet": table}
         for solution in answers[0].solutions[:1]:

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import Answer, CoverModel, ExactReport, Face, InputError
+from core.errors import InputError
+from core.exact import CaseAnswer, CoverModel, ExactReport
+from core.faces import Face
 from puzzles.packing import Packing, box
 from puzzles.pieces import read_pieces
 
@@ -62,7 +64,7 @@ class PentominoRectangles:
     def model(self, case: dict[str, Any]) -> CoverModel:
         return self.packings[case["board"]].cover()
 
-    def figures(self, answer: Answer) -> dict[str, Any]:
+    def figures(self, answer: CaseAnswer) -> dict[str, Any]:
         """One line of Knuth's table: raw tilings, up to symmetry, and Knuth's own figures."""
         packing = self.packings[answer.case["board"]]
         raw, sym = KNUTH[answer.case["board"]]
@@ -75,7 +77,7 @@ class PentominoRectangles:
             "knuth_up_to_symmetry": sym,
         }
 
-    def report(self, table: pd.DataFrame, answers: list[Answer]) -> ExactReport:
+    def report(self, table: pd.DataFrame, answers: list[CaseAnswer]) -> ExactReport:
         """The table (printed, as Parquet/CSV and HTML), one tiling of each board drawn."""
         from puzzles.pictures import draw_grid
 

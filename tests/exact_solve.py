@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from core import CoverModel
+from core.exact import CoverModel
 from heuristics import exact_backends
 from puzzles.packing import Packing
 

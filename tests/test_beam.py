@@ -13,7 +13,7 @@ import numba
 import numpy as np
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from puzzles.edge_matching import EdgeMatching, count_unmatched, turn_table
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
 from puzzles.edge_matching.solvers.backtrack import Backtrack, ExactFirst

@@ -5,7 +5,7 @@ turn from a piece file, and the app's run."""
 import numpy as np
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from experiments.build import build
 from puzzles.edge_matching import EdgeMatching, turn_table
 from puzzles.edge_matching.board import rim

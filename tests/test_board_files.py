@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from experiments import api
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.board import inner_edges

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from experiments.tasks.exact import Exact
 from heuristics import exact_backends
 from puzzles.calendar import Calendar, Day, heatmap, parse_date, year_pivot

@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import Budget, InputError, LocalSearchFace
+from core.errors import InputError
+from core.faces import LocalSearchFace
+from core.space import Budget
 from heuristics.compiled import CompiledDescent, CompiledILS, CompiledSA, HybridVLNS
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from puzzles.edge_matching.board import turn_table
 
 pytest.importorskip("ortools", reason="the 'exact' extra is not installed")

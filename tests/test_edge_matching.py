@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import InputError
+from core.errors import InputError
 from puzzles.edge_matching import (
     EdgeMatching,
     Layout,

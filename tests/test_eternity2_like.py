@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from puzzles.edge_matching import EdgeMatching, count_unmatched, inner_edges, turn_layout, turn_table
 from puzzles.edge_matching.eternity2 import Eternity2Like
 from puzzles.edge_matching.piece_files import PieceList, read_piece_file, write_piece_file

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import InputError
+from core.errors import InputError
 from experiments.build import build
 from experiments.schema import CONFIG_DIR
 from puzzles.edge_matching import EdgeMatching, Layout

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import InputError, Regions
+from core.errors import InputError
+from core.exact import Regions
 from heuristics.exact_cover import ExactCover
 from puzzles.rectangles import rectangle
 

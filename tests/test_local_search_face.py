@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 from numba import njit
 
-from core import InputError
+from core.errors import InputError
 from core.rng import make_rng
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching import local_search as ef

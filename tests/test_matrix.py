@@ -16,10 +16,11 @@ from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from core import Face, InputError
+from core.errors import InputError
+from core.faces import Face
+from experiments.pairing import COMPILED, compatibility_table, config_classes, needs, offers
 from experiments.run import run_task, setup
 from experiments.schema import CONFIG_DIR
-from experiments.solvers import COMPILED, compatibility_table, config_classes, needs, offers
 
 TINY = ("budget.evaluations=60", "budget.seconds=0.5", "progress=false")
 
@@ -85,4 +86,4 @@ def test_every_puzzle_runs_or_refuses_in_one_line(optimizer, tmp_path):
 def test_the_docs_table_is_the_declarations():
     page = (CONFIG_DIR.parent / "docs" / "optimizers.md").read_text()
     shown = page.split("<!-- compatibility:start -->\n")[1].split("\n<!-- compatibility:end -->")[0]
-    assert shown == compatibility_table(), "regenerate it with: python -m experiments.solvers"
+    assert shown == compatibility_table(), "regenerate it with: python -m experiments.pairing"

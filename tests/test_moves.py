@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import PermutationSpace
+from core.space import PermutationSpace
 from heuristics.moves import random_move
 from heuristics.sa import MOVES
 

@@ -1,8 +1,9 @@
 import numpy as np
 import pytest
 
-from core import Budget, InputError, PermutationSpace
+from core.errors import InputError
 from core.objective import Objective, Stop
+from core.space import Budget, PermutationSpace
 
 SPACE = PermutationSpace(5)
 

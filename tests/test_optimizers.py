@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from core import Budget, InputError
+from core.errors import InputError
+from core.space import Budget
 from heuristics.ga import GA
 from heuristics.minimize import minimize
 from heuristics.random_search import RandomSearch
@@ -79,7 +80,7 @@ def test_reaches_the_known_optimum_of_the_seed_problem(optimizer):
 
 
 def test_a_space_of_one_item_is_refused():
-    from core import PermutationSpace
+    from core.space import PermutationSpace
 
     with pytest.raises(InputError) as err:
         minimize(lambda g: 0.0, PermutationSpace(1), TwoOpt(), Budget(evaluations=10), seed=0)

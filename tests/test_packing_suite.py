@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import Budget, InputError
+from core.errors import InputError
+from core.space import Budget
 from experiments.build import build
 from heuristics.compiled import HybridVLNS
 from heuristics.minimize import minimize

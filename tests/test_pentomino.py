@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import InputError
+from core.errors import InputError
 from puzzles.pentomino import PentominoStrip
 from puzzles.pieces import normalise
 from tests.seed_pentomino import bl_score, bottom_left, seed_pieces

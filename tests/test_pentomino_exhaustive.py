@@ -4,7 +4,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from puzzles.pentomino import PentominoStrip
 from puzzles.pentomino_exhaustive import best_orders
 from puzzles.pieces import DATA

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from puzzles.pieces import orientations, parse_pieces, read_pieces
 
 # Distinct free orientations of the 12 pentominoes (rotations and reflections), a classic fact.

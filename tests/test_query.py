@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from experiments.query import query
 from tests.conftest import outside_app
 

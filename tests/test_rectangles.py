@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from experiments.tasks.exact import Exact
 from heuristics.exact_cover import ExactCover
 from puzzles.packing import Packing, box

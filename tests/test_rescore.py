@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import Face
+from core.faces import Face
 from experiments import api
 
 

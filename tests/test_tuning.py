@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from core import InputError
+from core.errors import InputError
 from experiments.build import build
 from experiments.tasks.tune import score
 from tests.test_experiment_run import run_app

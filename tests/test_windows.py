@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import InputError
+from core.errors import InputError
 from core.rng import make_rng
 from experiments import api
 from puzzles.edge_matching import local_search as face

@@ -26,10 +26,11 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from core import Face, InputError
+from core.errors import InputError
+from core.faces import Face
 from experiments.build import build, component_name, config_columns, settings
+from experiments.pairing import UnderBudget, as_builder, check_pair, needs
 from experiments.records import RunRecord, write_picture, write_record, write_table
-from experiments.solvers import UnderBudget, as_builder, check_pair, needs
 from puzzles.edge_matching import EdgeMatching, Layout, inner_edges
 from puzzles.edge_matching.board import MAX_COLOUR
 from puzzles.edge_matching.solvers.greedy import Greedy

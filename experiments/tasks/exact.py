@@ -19,8 +19,11 @@ import pandas as pd
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from core import Answer, ExactPuzzle, Face, InputError
+from core.errors import InputError
+from core.exact import CaseAnswer
+from core.faces import ExactPuzzle, Face
 from experiments.build import build, component_name, config_columns
+from experiments.pairing import offers, puzzles_offering
 from experiments.records import (
     RunRecord,
     atomic_write,
@@ -28,7 +31,6 @@ from experiments.records import (
     write_record,
     write_table,
 )
-from experiments.solvers import offers, puzzles_offering
 from experiments.tasks import exact_boards
 from heuristics import exact_backends
 from heuristics.exact_cover import solution_limit
@@ -73,7 +75,7 @@ class Exact:
         self.backend, self.limit, self.draw, self.count = backend, limit, draw, count
         self.max_nodes, self.seconds, self.threads = max_nodes, seconds, threads
 
-    def solve(self, puzzle: ExactPuzzle, case: dict[str, Any]) -> Answer:
+    def solve(self, puzzle: ExactPuzzle, case: dict[str, Any]) -> CaseAnswer:
         """One case's answer: its count and the solutions kept, as the puzzle's own rows."""
         model = puzzle.model(case)
         start, cpu_start = time.perf_counter(), time.process_time()
@@ -84,11 +86,11 @@ class Exact:
             found = list(exact_backends.solutions(model, self.backend, self.draw)) if self.draw else []
             count = exact_backends.count(model, self.backend, self.limit) if self.count else None
         seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-        return Answer(case, count, [model.rows[s] for s in found], seconds, self.limit, cpu_seconds)
+        return CaseAnswer(case, count, [model.rows[s] for s in found], seconds, self.limit, cpu_seconds)
 
     def table(
         self, puzzle: ExactPuzzle, cases: list[dict[str, Any]] | None = None, progress: bool = False
-    ) -> tuple[pd.DataFrame, list[Answer]]:
+    ) -> tuple[pd.DataFrame, list[CaseAnswer]]:
         """Every case solved: one row (key, figures) each, and the answers with `draw` kept."""
         rows, answers = [], []
         cases = puzzle.cases() if cases is None else cases

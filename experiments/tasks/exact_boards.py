@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from core import ConstructivePuzzle
+from core.faces import ConstructivePuzzle
 from experiments.records import write_picture, write_table
 from puzzles.edge_matching.solvers.backtrack import solve_puzzle
 from puzzles.edge_matching.solvers.perfect_search import Board, search

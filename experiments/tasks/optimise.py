@@ -11,10 +11,12 @@ import pandas as pd
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from core import Construction, Face, Puzzle, Result, interrupt
+from core import interrupt
+from core.faces import Construction, Face, FitnessPuzzle
+from core.space import Result
 from experiments.build import build, component_name, config_columns, make_budget
+from experiments.pairing import Built, as_optimizer, check_pair, evaluation_kind, local_search_face, offers
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
-from experiments.solvers import Built, as_optimizer, check_pair, evaluation_kind, local_search_face, offers
 from heuristics.minimize import minimize
 from puzzles.edge_matching.board_files import write_board_files
 
@@ -29,7 +31,7 @@ def first_reach(trace: pd.DataFrame, target: float | None) -> tuple[float | None
     return float(hit["evaluations"].iloc[0]), float(hit["seconds"].iloc[0])
 
 
-def rescored(puzzle: Puzzle, solver: Any, result: Result) -> float:
+def rescored(puzzle: FitnessPuzzle, solver: Any, result: Result) -> float:
     """The puzzle's own score of the final board; a loud error when the optimiser's tally differs.
 
     Why: compiled kernels and constructive solvers keep running tallies of their own; the record
@@ -53,7 +55,12 @@ def stop_reason(built: Construction | None, result: Result) -> str:
 
 
 def run_record(
-    cfg: DictConfig, puzzle: Puzzle, solver, built: Construction | None, result: Result, trace: pd.DataFrame
+    cfg: DictConfig,
+    puzzle: FitnessPuzzle,
+    solver,
+    built: Construction | None,
+    result: Result,
+    trace: pd.DataFrame,
 ) -> RunRecord:
     """The run's one row: what was run (every config parameter a column) and what it found.
 

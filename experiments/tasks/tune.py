@@ -23,7 +23,7 @@ import pandas as pd
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from core import InputError
+from core.errors import InputError
 from experiments.build import config_columns
 from experiments.records import atomic_write, is_complete, read_row, write_config, write_table
 from experiments.stats import ert

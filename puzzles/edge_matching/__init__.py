@@ -9,7 +9,7 @@
     puzzle.py       `EdgeMatching`, the puzzle that ties them together
 
 An inner edge is unmatched when its two sides differ or carry the border colour 0: that rule is
-`core.unmatched_edge`, used by the compiled fitness, the scores, the pictures and the backtracker.
+`board.unmatched_edge`, used by the compiled fitness, the scores, the pictures and the backtracker.
 """
 
 from puzzles.edge_matching.board import Layout, colour_board, inner_edges, turn_layout, turn_table

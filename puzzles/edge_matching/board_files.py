@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from core import InputError
+from core.errors import InputError
 from puzzles.edge_matching.board import BOTTOM, LEFT, RIGHT, TOP, Layout, colour_board, inner_edges
 from puzzles.edge_matching.piece_files import read_text_file
 

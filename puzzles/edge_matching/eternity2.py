@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core import InputError
+from core.errors import InputError
 from puzzles.edge_matching.board import Layout
 from puzzles.edge_matching.instances import Instance
 from puzzles.edge_matching.local_search import build_instance, state_from_orients

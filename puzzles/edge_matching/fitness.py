@@ -1,6 +1,6 @@
 """The compiled fitness: unmatched inner edges of a board, from a genome in one packed plan.
 
-Every compiled loop here counts with `unmatched`, the one edge rule of `core.unmatched_edge`.
+Every compiled loop here counts with `unmatched`, the one edge rule of `board.unmatched_edge`.
 """
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from core import unmatched_edge
-from puzzles.edge_matching.board import MAX_COLOUR
+from puzzles.edge_matching.board import MAX_COLOUR, unmatched_edge
 
 unmatched = numba.njit(inline="always")(unmatched_edge)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core import InputError
+from core.errors import InputError
 from puzzles.edge_matching.board import BOTTOM, LEFT, MAX_COLOUR, RIGHT, TOP, Layout, inner_edges, turn_table
 from puzzles.edge_matching.piece_files import read_piece_file
 

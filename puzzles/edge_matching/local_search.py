@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from core import InputError
+from core.errors import InputError
 from core.rng import randint, uniform
 from puzzles.edge_matching.board import turn_table
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core import InputError
+from core.errors import InputError
 from puzzles.edge_matching.board import MAX_COLOUR, check_hints
 
 SEED_ORDER = ("left", "top", "right", "bottom")

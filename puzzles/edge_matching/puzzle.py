@@ -38,7 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from core import ConstructiveSolver, Face, InputError, LocalSearchFace, PermutationSpace
+from core.errors import InputError
+from core.faces import ConstructiveSolver, Face, LocalSearchFace
+from core.space import PermutationSpace
 from puzzles.edge_matching.board import (
     GreyRules,
     Layout,

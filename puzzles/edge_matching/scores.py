@@ -1,14 +1,13 @@
 """The scores users read, computed with numpy on an (n, m, 4) colour board (see `colour_board`).
 
-Inner edges fail by the one rule `core.unmatched_edge`, applied here to whole rows of edges.
+Inner edges fail by the one rule `board.unmatched_edge`, applied here to whole rows of edges.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from core import unmatched_edge
-from puzzles.edge_matching.board import BOTTOM, LEFT, RIGHT, TOP, inner_edges
+from puzzles.edge_matching.board import BOTTOM, LEFT, RIGHT, TOP, inner_edges, unmatched_edge
 
 SCORES = {
     "match_rate": "the seed's accuracy: matching sides (border sides carrying 0 included) / (4 n m)",

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core import ConstructiveSolver
+from core.faces import ConstructiveSolver
 
 STARTS = ("greedy", "beam")  # the built starts the face offers by name; any other name is a board file
 

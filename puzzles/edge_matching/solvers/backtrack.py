@@ -1,6 +1,6 @@
 """Exact backtracking for small edge-matching boards (up to about 6 x 6): the true optimum.
 
-The optimum is the fewest unmatched inner edges (`core.unmatched_edge`: an edge matches when both
+The optimum is the fewest unmatched inner edges (`board.unmatched_edge`: an edge matches when both
 sides carry the same colour other than 0, the border colour), over every placement of the pieces,
 with the pre-placed pieces kept. Iterative deepening on the number of unmatched edges allowed, k = 0, 1, 2, ...:
 the first k with a board proves the optimum. Each depth-first search fills cells row-major and
@@ -32,7 +32,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from core import Construction, ConstructivePuzzle, InputError, unmatched_edge
+from core.errors import InputError
+from core.faces import Construction, ConstructivePuzzle
+from puzzles.edge_matching.board import unmatched_edge
 from puzzles.edge_matching.solvers.beam import Beam, alarm, grey_patterns
 from puzzles.edge_matching.solvers.greedy import DC, DR, EMPTY, BoardBuilder
 from puzzles.edge_matching.solvers.perfect_search import Board, neighbours, search, threads_available
@@ -364,7 +366,7 @@ def solve_exact(
 
 
 def unmatched_joins(table, n: int, m: int, piece, rot) -> int:
-    """A board's unmatched inner edges, counted afresh from its colours (`core.unmatched_edge`): what
+    """A board's unmatched inner edges, counted afresh from its colours (`board.unmatched_edge`): what
     the searches' answers are checked against, apart from their own tallies."""
     shown = np.asarray(table)[np.asarray(piece), np.asarray(rot)].reshape(n, m, 4)
     across = unmatched_edge(shown[:, :-1, 2], shown[:, 1:, 0]).sum()

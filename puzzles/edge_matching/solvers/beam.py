@@ -42,7 +42,10 @@ import numpy as np
 # starts its threads, so set here, before any beam runs (a value the user set is kept).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from core import Construction, ConstructivePuzzle, InputError, interrupt, unmatched_edge
+from core import interrupt
+from core.errors import InputError
+from core.faces import Construction, ConstructivePuzzle
+from puzzles.edge_matching.board import unmatched_edge
 from puzzles.edge_matching.solvers.greedy import DC, DR, BoardBuilder
 
 WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the official set 22 s on 2 cores

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core import Construction, ConstructivePuzzle
+from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.board_files import read_board
 from puzzles.edge_matching.solvers.greedy import BoardBuilder
 

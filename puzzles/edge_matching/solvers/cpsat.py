@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from core import InputError
+from core.errors import InputError
 from heuristics.exact_backends import _import
 from heuristics.exact_cover import solution_limit
 from puzzles.edge_matching.board import BOTTOM, LEFT, RIGHT, TOP, rim

@@ -29,7 +29,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from core import Construction, ConstructivePuzzle, Face, InputError
+from core.errors import InputError
+from core.faces import Construction, ConstructivePuzzle, Face
 
 EMPTY = -1
 DR = (0, -1, 0, 1)  # row and column steps to the neighbour across side s: [left, top, right, bottom]

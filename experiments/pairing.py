@@ -17,7 +17,8 @@ from typing import Any
 from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 
-from core import Construction, Face, InputError
+from core.errors import InputError
+from core.faces import Construction, Face
 from core.objective import Objective
 from experiments.build import make_budget
 from experiments.schema import CONFIG_DIR

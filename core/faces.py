@@ -1,0 +1,201 @@
+"""The faces: what a puzzle offers a kind of solver, each a `Face` it declares and a Protocol that
+states every attribute and method a solver of that kind uses.
+
+"Face" means one thing: a puzzle's view for one kind of solver. A puzzle lists the faces it offers
+(`offers`), an optimiser names the one it needs (`needs`), and `experiments.pairing` compares the two
+before a run. `PROTOCOL` maps each face to its Protocol; tests/test_faces.py checks every puzzle
+against the faces it declares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from core.exact import CaseAnswer, CoverModel, ExactReport
+from core.space import PermutationSpace
+
+if TYPE_CHECKING:  # only for annotations
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+class Face(Enum):
+    """What a puzzle offers a solver, and what a solver needs from it: compatibility is declared.
+
+    A puzzle lists the faces it offers (`offers`, a frozenset) and every optimiser names the one
+    it needs (`needs`); `experiments.pairing` compares the two before a run starts and refuses a
+    mismatch in one line. The value reads in that line: "needs a genome and fitness".
+    """
+
+    FITNESS = "a genome and fitness"  # `space` + `fitness(genome)`: every generic metaheuristic
+    LOCAL_SEARCH = "a local-search face"  # `local_search(start)`: the compiled optimisers
+    WINDOWS = "a local-search face that re-solves windows"  # its face's `window` kernel: window_lns
+    BOARD = "an edge-matching board"  # `ConstructivePuzzle`: greedy, beam, backtracker
+    EXACT = "an exact model"  # `ExactPuzzle`: task=exact
+
+
+@runtime_checkable
+class FitnessPuzzle(Protocol):
+    """A puzzle seen by a metaheuristic: a space, a fitness to minimise, and a picture.
+
+    `fitness` is what optimisers minimise and `known_optimum` its best possible value where known;
+    `score` gives the numbers users read, `score_name` says what `fitness` counts (axis labels),
+    and `instance_keys` name the parameters that pick one instance among many of a kind (runs of
+    different optimisers on equal instance keys pair up in the statistics).
+    """
+
+    name: str
+    space: PermutationSpace
+    known_optimum: float | None
+    score_name: str
+    instance_keys: tuple[str, ...]
+
+    def fitness(self, genome: np.ndarray) -> float: ...
+
+    def score(self, genome: np.ndarray) -> dict[str, float]: ...
+
+    def decode(self, genome: np.ndarray) -> Any: ...
+
+    def draw(self, layout: Any, ax: Axes | None = None) -> Figure: ...
+
+
+@dataclass(frozen=True)
+class LocalSearchFace:
+    """What a puzzle hands a compiled local search, so kernels in heuristics/ never see the puzzle.
+
+    `propose(instance, state, rng) -> move`, `delta(instance, state, move) -> int` (the fitness change
+    the move would make, priced without making it), `apply(instance, state, move)` and
+    `fitness(instance, state) -> int` (from scratch) are numba-compiled functions; `rng` is a
+    `core.rng` state. `instance` is opaque data handed back to them; a state is a flat numpy array a
+    kernel may only copy. `start(np_rng)` draws a fresh legal state, `genome(state)` gives the same
+    board as a genome of the puzzle's fitness face (for records, scores and pictures), and `repair`,
+    if offered, is a large step `repair(instance, state, np_rng, steps, size) -> (fitness change,
+    evaluations)` that never makes the board worse and prices at most size**2 moves a step.
+    `scale` > 1 says the face's fitness refines the puzzle's: it is `fitness * scale + tie-break`
+    (0 <= tie-break < scale), so a kernel can tell apart boards the puzzle scores alike.
+    `built(np_rng, seconds)`, if offered, is a constructive start: the legal state of the board the
+    puzzle's own solver builds for the start named to `local_search` (an optimiser's `start: greedy`,
+    `start: beam` or a board file), within `seconds` (None: no limit), its seed drawn from np_rng. `window`, if offered, is a compiled kernel with the contract of heuristics/kernels.py
+    that re-solves windows of the board exactly (the `window` kernel of `window_lns`).
+    """
+
+    propose: Any
+    delta: Any
+    apply: Any
+    fitness: Any
+    instance: Any
+    start: Any
+    genome: Any
+    repair: Any = None
+    scale: int = 1
+    built: Any = None
+    window: Any = None
+
+
+@runtime_checkable
+class LocalSearchPuzzle(Protocol):
+    """A puzzle with a local-search face (`Face.LOCAL_SEARCH`; `Face.WINDOWS` when its face has a
+    `window` kernel): the compiled optimisers call `local_search(start, start_settings)` once, before
+    the run, for the face whose `built` start is the board named `start` (None: the pieces give the
+    face no structure to work on)."""
+
+    def local_search(
+        self, start: str = "random", start_settings: Mapping[str, Any] | None = None
+    ) -> LocalSearchFace | None: ...
+
+
+@dataclass(frozen=True)
+class Construction:
+    """What a constructive solver built: its board, the work it took (`work` counts the solver's
+    `work_unit`: placements priced, search nodes), why it stopped ("finished", "seconds",
+    "max_nodes"), a lower bound it proved on the optimum (None: none proved) and a `note`, one line
+    for the user when it stopped short (empty otherwise)."""
+
+    layout: Any
+    work: int
+    stop_reason: str = "finished"
+    lower_bound: float | None = None
+    note: str = ""
+
+
+class ConstructiveSolver(Protocol):
+    """A solver that builds one board from an edge-matching puzzle's pieces (greedy, beam, backtracker).
+
+    `construct(puzzle, seconds)` returns the best complete board it can build within `seconds`
+    (None: no time limit), or refuses in one line (`InputError`) where it cannot; `solve(puzzle)` is
+    `construct(puzzle).layout`; `seeded(seed)` is the same solver drawing its ties from `seed` (itself
+    when it draws none). `repeats_pieces` declares a solver whose boards may place a piece
+    twice (the seed's greedy, kept faithful): such a board is no genome of the puzzle.
+    """
+
+    name: str
+    needs: Face
+    work_unit: str
+    repeats_pieces: bool
+
+    def construct(self, puzzle: Any, seconds: float | None = None) -> Construction: ...
+
+    def solve(self, puzzle: Any) -> Any: ...
+
+    def seeded(self, seed: int) -> ConstructiveSolver: ...
+
+
+@runtime_checkable
+class ConstructivePuzzle(Protocol):
+    """What an edge-matching puzzle offers a constructive solver (`ConstructiveSolver.solve`).
+
+    An n x m board (the greedy and exact_first build square ones; the beam and the backtracker any n x m), cells numbered row-major from the top-left. `table[p, r, s]` is the colour
+    piece p shows on side s ([left, top, right, bottom]; 0 is the border) in its r-th allowed
+    clockwise quarter turn (r = 0 only, when `rotations` is false). `preplaced` rows are
+    (cell, piece, turns) already on the board. `layout` makes the puzzle's board from a piece and a
+    turn per cell, checked: pre-placed pieces kept, each piece once unless `allow_duplicates`.
+    """
+
+    name: str
+    n: int
+    m: int
+    rotations: bool
+    table: np.ndarray
+    preplaced: np.ndarray
+    rules: Any  # Eternity II's board rules (grey sides exactly on the rim) where they apply, else None
+
+    def layout(self, piece: np.ndarray, rotation: np.ndarray, allow_duplicates: bool = False) -> Any: ...
+
+
+@runtime_checkable
+class ExactPuzzle(Protocol):
+    """A puzzle answered exactly: cases, each an exact-cover model, and what their solutions mean.
+
+    `cases()` names the problems a run solves (one date, one cube; 366 dates; one board per line
+    of a table), each by a key such as {"month": 1, "day": 1} or {"board": "6x10"}; `model(case)`
+    is its cover model. `figures(answer)` gives one case's numbers a user reads (solution counts
+    raw / distinct / up to symmetry, the literature's beside them): with the key, a table row.
+    `needs_solutions` says whether figures need every solution (to merge symmetric ones) or only
+    their count. `report(table, answers)` turns the table and the kept solutions into the run's
+    headline figures, text and files (pictures, HTML pages).
+    """
+
+    name: str
+    needs_solutions: bool
+
+    def cases(self) -> list[dict[str, Any]]: ...
+
+    def model(self, case: dict[str, Any]) -> CoverModel: ...
+
+    def figures(self, answer: CaseAnswer) -> dict[str, Any]: ...
+
+    def report(self, table: Any, answers: list[CaseAnswer]) -> ExactReport: ...
+
+
+PROTOCOL: dict[Face, type] = {
+    Face.FITNESS: FitnessPuzzle,
+    Face.LOCAL_SEARCH: LocalSearchPuzzle,
+    Face.WINDOWS: LocalSearchPuzzle,
+    Face.BOARD: ConstructivePuzzle,
+    Face.EXACT: ExactPuzzle,
+}
