@@ -40,8 +40,8 @@ from core.space import Budget
 from experiments.api import config
 from experiments.build import build
 from experiments.pairing import as_optimizer, local_search_face
+from heuristics.chains import warm_up
 from heuristics.compiled import Chains, CompiledSA
-from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
 from heuristics.sa import SimulatedAnnealing
 from puzzles.edge_matching.board import Layout, inner_edges

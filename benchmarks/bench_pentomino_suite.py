@@ -28,9 +28,9 @@ from benchmarks.timing import compare, report
 from core.rng import make_rng, uniform
 from core.space import Budget
 from experiments.stats import ert
+from heuristics.chains import warm_up
 from heuristics.compiled import HybridVLNS
 from heuristics.ga import GA
-from heuristics.local_search import warm_up
 from heuristics.minimize import minimize
 from heuristics.two_opt import TwoOpt
 from puzzles import strip_search as ss

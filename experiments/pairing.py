@@ -22,7 +22,7 @@ from core.faces import Construction, Face
 from core.objective import Objective
 from experiments.build import make_budget
 from experiments.schema import CONFIG_DIR
-from heuristics.local_search import warm_up
+from heuristics.chains import warm_up
 from heuristics.minimize import minimize
 
 COMPILED = frozenset({Face.LOCAL_SEARCH, Face.WINDOWS})  # the faces compiled chains run on

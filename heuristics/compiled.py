@@ -20,11 +20,11 @@ import numpy as np
 from core.errors import InputError
 from core.faces import Face
 from core.objective import Objective
-from heuristics.local_search import KERNEL_PARAMS, Chain, Pace, check_start, face_of, run_chains, start_chains
+from heuristics.chains import Chain, Pace, face_of, run_chains, start_chains
+from heuristics.kernels import SA_PERIOD
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
 FIRST_PERIOD = 1e15  # a time-budgeted run's period before its first epoch shows its pace: t_start
-PERIOD = KERNEL_PARAMS["sa"].index("period")  # where a chain's params hold its cooling period
 
 
 def _positive(**settings: float) -> None:
@@ -46,7 +46,7 @@ class Chains:
         if exchange < 0:
             raise InputError(f"optimizer.exchange must be 0 (never) or positive, got {exchange}")
         self.params, self.chunk, self.chains, self.exchange = params, chunk, chains, exchange
-        self.start = check_start(start)
+        self.start = start
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
         face = face_of(objective, self.name)
@@ -127,7 +127,7 @@ def _one_cycle(objective: Objective, chains: Sequence[Chain], margin: int) -> No
             ends.append(budget.evaluations // len(chains) + 2)
         if budget.seconds is not None and done > 1 and seconds > 0:
             ends.append(max(done * budget.seconds / seconds, done + margin))
-        chain.params[PERIOD] = min(ends)
+        chain.params[SA_PERIOD] = min(ends)
 
 
 class CompiledILS(Chains):

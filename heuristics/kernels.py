@@ -10,10 +10,11 @@ first-class arguments, measured in the prototype).
 
 Chunks. A kernel runs at most ``max_moves`` priced moves (one priced move = one evaluation) and
 returns; everything it needs to resume lives in arrays the caller owns: the state ``st``, the best
-state ``best``, the RNG state ``rng`` (rng.py) and an int64 control vector ``ctl``:
-
-    ctl[0] evaluations so far (over all chunks), ctl[1] current fitness, ctl[2] best fitness,
-    ctl[3:] the kernel's own counters (see each kernel).
+state ``best``, a ``home`` state (for kernels that go back to one), the RNG state ``rng`` (rng.py) and
+an int64 control vector ``ctl`` read through named slots: ``ctl[EVALS]`` evaluations so far (over all
+chunks), ``ctl[CURRENT]`` the current fitness, ``ctl[BEST]`` the best fitness, then each kernel's own
+counters (``SA_STALE``; ``ILS_SINCE``, ``ILS_KICK_LEFT``, ``ILS_HOME``). ``params`` holds the kernel's
+settings in the order of its row in ``KERNELS`` (the one place that order is written), then the target.
 
 Each improvement of the best is written to ``trace_e`` (its evaluation index, 1-based over the run)
 and ``trace_v`` (the new best); a chunk also stops when the trace buffer is full or the best reaches
@@ -22,8 +23,10 @@ the clock between chunks. Same seed, same chunking or not: same trace (the sched
 the evaluation count, never of time).
 
 Return value of every kernel: ``(moves priced in this chunk, improvements written to the trace)``.
-At return ``best`` holds a state whose fitness is ``ctl[2]``.
+At return ``best`` holds a state whose fitness is ``ctl[BEST]``.
 """
+
+from __future__ import annotations
 
 import hashlib
 import importlib.util
@@ -32,17 +35,41 @@ import math
 import os
 import sys
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from core import rng
+from core.errors import InputError
+from core.faces import LocalSearchFace
 from core.rng import uniform
 
-# ----------------------------------------------------------------------------- simulated annealing
+EVALS, CURRENT, BEST = 0, 1, 2  # the control slots every kernel shares
+SA_STALE = 3  # sa: 1 while the best fitness was reached but not yet copied into `best`
+ILS_SINCE, ILS_KICK_LEFT, ILS_HOME = 3, 4, 5  # ils: moves since an improvement, kick moves left, home fitness
+CONTROL_SLOTS = 6
 
-SA_PARAMS = ("t_start", "t_end", "period", "target")
+
+@dataclass(frozen=True)
+class Kernel:
+    """A compiled kernel by name: its settings in the order its `params` array holds them (then the
+    target), and where a face's compiled function comes from. Every kernel is called as
+    ``run(inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_v)``."""
+
+    name: str
+    settings: tuple[str, ...]
+    compiled: Callable[[LocalSearchFace], Any]
+
+    def slot(self, setting: str) -> int:
+        """Where `setting` sits in the params array ("target" last)."""
+        return (*self.settings, "target").index(setting)
+
+
+# ----------------------------------------------------------------------------- simulated annealing
 
 
 @njit(nogil=True)
@@ -52,16 +79,17 @@ def _temperature(t0, log_ratio, period, evals):
     return t0 * math.exp(log_ratio * phase)
 
 
-def sa(propose, delta, apply, inst, st, best, rng, ctl, params, max_moves, trace_e, trace_v):
+def sa(propose, delta, apply, inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_v):
     """Simulated annealing (Metropolis acceptance) with a cyclic cooling schedule.
 
-    params = [t_start, t_end, period (evaluations per cooling cycle), target]; ctl[3] = 1 while the
-    best fitness was reached but not yet copied into `best` (copied lazily, just before the chain
-    leaves it, so an improving streak costs no copies).
+    Settings: t_start, t_end, period (evaluations per cooling cycle). The best is copied into `best`
+    lazily (ctl[SA_STALE]), just before the chain leaves it, so an improving streak costs no copies;
+    `home` is unused.
     """
-    t0, t1, period, target = params[0], params[1], np.int64(params[2]), np.int64(params[3])
+    t0, t1 = params[SA_T_START], params[SA_T_END]
+    period, target = np.int64(params[SA_PERIOD]), np.int64(params[SA_TARGET])
     log_ratio = math.log(t1 / t0)
-    evals, cur, bestf, stale = ctl[0], ctl[1], ctl[2], ctl[3]
+    evals, cur, bestf, stale = ctl[EVALS], ctl[CURRENT], ctl[BEST], ctl[SA_STALE]
     accept = np.empty(33, np.float64)  # exp(-d/T) for d = 0..32, refreshed every 256 evaluations
     nt, done = 0, 0
     while done < max_moves and nt < trace_e.shape[0] and bestf > target:
@@ -93,13 +121,11 @@ def sa(propose, delta, apply, inst, st, best, rng, ctl, params, max_moves, trace
     if stale == 1:
         best[:] = st
         stale = 0
-    ctl[0], ctl[1], ctl[2], ctl[3] = evals, cur, bestf, stale
+    ctl[EVALS], ctl[CURRENT], ctl[BEST], ctl[SA_STALE] = evals, cur, bestf, stale
     return done, nt
 
 
 # ----------------------------------------------------------------------------- iterated local search
-
-ILS_PARAMS = ("patience", "kick", "restart", "target")
 
 
 def ils(propose, delta, apply, inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_v):
@@ -109,14 +135,13 @@ def ils(propose, delta, apply, inst, st, best, home, rng, ctl, params, max_moves
     with the home state (kept in `home`): better or equal becomes home, worse goes back to home. Then
     `kick` random moves are applied whatever their price. With `restart` set (1) every local optimum
     is left behind, whatever its value: a kick as long as a shuffle makes this descent with random
-    restarts (the compiled 2-opt). params = [patience, kick, restart, target];
-    ctl[3] moves since the last strict improvement, ctl[4] kick moves still to make, ctl[5] home
-    fitness (start it at the initial fitness, with home[:] = st).
+    restarts (the compiled 2-opt). Settings: patience, kick, restart; ctl[ILS_HOME] starts at the
+    initial fitness, with home[:] = st.
     """
-    patience, kick, restart = np.int64(params[0]), np.int64(params[1]), params[2] > 0
-    target = np.int64(params[3])
-    evals, cur, bestf = ctl[0], ctl[1], ctl[2]
-    since, kick_left, home_f = ctl[3], ctl[4], ctl[5]
+    patience, kick = np.int64(params[ILS_PATIENCE]), np.int64(params[ILS_KICK])
+    restart, target = params[ILS_RESTART] > 0, np.int64(params[ILS_TARGET])
+    evals, cur, bestf = ctl[EVALS], ctl[CURRENT], ctl[BEST]
+    since, kick_left, home_f = ctl[ILS_SINCE], ctl[ILS_KICK_LEFT], ctl[ILS_HOME]
     nt, done = 0, 0
     while done < max_moves and nt < trace_e.shape[0] and bestf > target:
         mv = propose(inst, st, rng)
@@ -152,8 +177,8 @@ def ils(propose, delta, apply, inst, st, best, home, rng, ctl, params, max_moves
                 cur = home_f
             since = 0
             kick_left = kick
-    ctl[0], ctl[1], ctl[2] = evals, cur, bestf
-    ctl[3], ctl[4], ctl[5] = since, kick_left, home_f
+    ctl[EVALS], ctl[CURRENT], ctl[BEST] = evals, cur, bestf
+    ctl[ILS_SINCE], ctl[ILS_KICK_LEFT], ctl[ILS_HOME] = since, kick_left, home_f
     return done, nt
 
 
@@ -174,8 +199,9 @@ apply = getattr(importlib.import_module({am!r}), {an!r})
 
 
 @njit(nogil=True, cache=True)
-def sa_bound(inst, st, best, rng, ctl, params, max_moves, trace_e, trace_v):
-    return _sa_inline(propose, delta, apply, inst, st, best, rng, ctl, params, max_moves, trace_e, trace_v)
+def sa_bound(inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_v):
+    return _sa_inline(propose, delta, apply, inst, st, best, home, rng, ctl, params, max_moves, trace_e,
+                      trace_v)
 
 
 @njit(nogil=True, cache=True)
@@ -187,10 +213,11 @@ def ils_bound(inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_
 
 def _sources_key(functions) -> str:
     """A hash of every source the bound kernels compile from (numba's cache checks only its own file)
-    and of the functions' names (one module may hold two faces' propose: no-turn and turning)."""
+    and of the functions' full names (one module may hold two faces' propose: no-turn and turning; a
+    renamed module must not find the old one's build)."""
     modules = {sys.modules[f.py_func.__module__] for f in functions} | {sys.modules[__name__], rng}
     text = "".join(sorted(inspect.getsource(m) for m in modules))
-    text += " ".join(f.py_func.__qualname__ for f in functions)
+    text += " ".join(f"{f.py_func.__module__}.{f.py_func.__qualname__}" for f in functions)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -222,10 +249,33 @@ def for_face(propose, delta, apply):
 
     Why a factory as well as first-class arguments: bound as globals, numba can inline the face's
     functions into the kernel's loop (15-25% more moves/s), and the build is cached on disk.
-    Returns (sa(inst, st, best, rng, ctl, params, max_moves, trace_e, trace_v),
-             ils(inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_v)).
+    Returns the (sa, ils) kernels, each called as in `Kernel`.
     """
     key = (propose, delta, apply)
     if key not in _BUILT:
         _BUILT[key] = _bound_module(propose, delta, apply)
     return _BUILT[key]
+
+
+def _window(face: LocalSearchFace) -> Any:
+    """The face's own window re-solve kernel, or a one-line error for a face that offers none."""
+    if face.window is None:
+        raise InputError(
+            "optimizer=window_lns (and beam_refine) needs a puzzle whose face re-solves windows (an "
+            "edge-matching puzzle, e.g. puzzle=eternity2); use optimizer=sa_compiled"
+        )
+    return face.window
+
+
+SA = Kernel(
+    "sa", ("t_start", "t_end", "period"), lambda face: for_face(face.propose, face.delta, face.apply)[0]
+)
+ILS = Kernel(
+    "ils", ("patience", "kick", "restart"), lambda face: for_face(face.propose, face.delta, face.apply)[1]
+)
+# The face's own kernel (LocalSearchFace.window; edge matching: puzzles/edge_matching/windows.py).
+WINDOW = Kernel("window", ("size", "cap", "focus", "extra", "kick"), _window)
+KERNELS = {kernel.name: kernel for kernel in (SA, ILS, WINDOW)}
+# Where each setting sits in a kernel's params, as compiled code reads it (numba reads module constants).
+SA_T_START, SA_T_END, SA_PERIOD, SA_TARGET = map(SA.slot, ("t_start", "t_end", "period", "target"))
+ILS_PATIENCE, ILS_KICK, ILS_RESTART, ILS_TARGET = map(ILS.slot, ("patience", "kick", "restart", "target"))

@@ -12,7 +12,7 @@ from core.space import Budget
 from heuristics.compiled import CompiledDescent, CompiledILS, CompiledSA, HybridVLNS
 from heuristics.minimize import minimize
 from puzzles.edge_matching import EdgeMatching
-from puzzles.edge_matching import local_search as ef
+from puzzles.edge_matching import board_moves as ef
 from puzzles.edge_matching.eternity2 import e2_like_instance
 from puzzles.edge_matching.solvers.greedy import Greedy
 from puzzles.edge_matching.vlns import vlns_descent
@@ -97,7 +97,7 @@ def test_parallel_chains_repeat_their_trace_for_a_seed_and_differ_for_another(ch
 
 def test_chains_interleave_move_by_move():
     """Run-wide indices: chain c's j-th move follows j moves of earlier chains, j - 1 of later ones."""
-    from heuristics.local_search import _interleave
+    from heuristics.chains import _interleave
 
     # chain 0 improved on its 3rd move, chain 1 on its 1st and 5th; chain 0 stopped after 3 moves
     found = [[(13, 7)], [(21, 9), (25, 6)]]
@@ -177,7 +177,7 @@ def test_greedy_start_needs_a_face_that_offers_one():
     with pytest.raises(InputError, match="start=random"):
         _run(CompiledSA(start="greedy"), Budget(evaluations=100))
     with pytest.raises(InputError, match="optimizer.start must be one of random, greedy"):
-        CompiledSA(start="greedie")
+        EdgeMatching(n=5, rotations=True).local_search("greedie")
 
 
 def test_each_face_gets_its_own_bound_kernel():

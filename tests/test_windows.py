@@ -18,7 +18,7 @@ import pytest
 from core.errors import InputError
 from core.rng import make_rng
 from experiments import api
-from puzzles.edge_matching import local_search as face
+from puzzles.edge_matching import board_moves as face
 from puzzles.edge_matching.board_files import read_board
 from puzzles.edge_matching.eternity2 import Eternity2Like
 from puzzles.edge_matching.windows import _window, resolve

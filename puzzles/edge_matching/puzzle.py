@@ -96,7 +96,7 @@ def _check_preplaced(rows: np.ndarray, rotations: bool) -> None:
 def _built_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
     """A face's built start: the solver's board of the puzzle within `seconds` (None: no limit),
     seeded from the rng, made a legal state."""
-    from puzzles.edge_matching.local_search import legal_state
+    from puzzles.edge_matching.board_moves import legal_state
 
     def built(rng: np.random.Generator, seconds: float | None = None) -> np.ndarray:
         board = solver.seeded(int(rng.integers(2**31))).construct(puzzle, seconds).layout
@@ -185,7 +185,7 @@ class EdgeMatching:
         (`start_settings`: its width, max_width, order) or a board file's path (the family's own
         solvers build them: puzzles/edge_matching/solvers/, `starting_solver`).
         """
-        from puzzles.edge_matching import local_search as face
+        from puzzles.edge_matching import board_moves as face
         from puzzles.edge_matching.solvers import starting_solver
         from puzzles.edge_matching.vlns import vlns_descent
         from puzzles.edge_matching.windows import window_search_compiled
@@ -251,7 +251,7 @@ class EdgeMatching:
         side out (else None: such puzzles decode and check as before)."""
         if not self.rotations:
             return None
-        from puzzles.edge_matching.local_search import build_instance
+        from puzzles.edge_matching.board_moves import build_instance
 
         fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
         try:

@@ -8,11 +8,12 @@ one), and a re-fill as good as the board but different is taken too, so the sear
 instead of sitting on them. Windows are placed on a mismatched join (probability `focus`) or
 anywhere. This is the destroy-and-repair step of large neighbourhood search with an exact repair.
 
-`window_search` keeps the kernel contract of heuristics/kernels.py (state, best, rng, ctl, params,
-max moves, trace), so the chain driver runs, budgets, traces and exchanges it like SA; one
-evaluation is one candidate placement priced in the search tree. params = [size, cap, focus, target]:
-window side, the most placements one re-solve may price (it then keeps the best re-fill found so
-far), the probability of a window on a mismatch.
+`window_search` keeps the kernel contract of heuristics/kernels.py (state, best, home, rng, ctl,
+params, max moves, trace), so the chain driver runs, budgets, traces and exchanges it like SA; one
+evaluation is one candidate placement priced in the search tree. Its settings (the `window` row of
+`heuristics.kernels.KERNELS`): the window side, the most placements one re-solve may price (it then
+keeps the best re-fill found so far), the probability of a window on a mismatch, the lone cells that
+join a re-fill, the probability of a kick.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ import numpy as np
 from numba import njit
 
 from core.rng import randint, uniform
-from puzzles.edge_matching.local_search import _unmatched, turn_allowed, turning
+from heuristics.kernels import BEST, CURRENT, EVALS, WINDOW
+from puzzles.edge_matching.board_moves import _unmatched, turn_allowed, turning
 
-WINDOW_PARAMS = ("size", "cap", "focus", "extra", "kick")
+SIZE, CAP, FOCUS, EXTRA, KICK, TARGET = map(WINDOW.slot, ("size", "cap", "focus", "extra", "kick", "target"))
 
 
 @njit(cache=True)
@@ -238,28 +240,28 @@ def resolve(inst, st, rng, cells, cap, turns, slack=0):
     return bound - before, priced
 
 
-def window_search(inst, st, best, rng, ctl, params, max_moves, trace_e, trace_v):
+def window_search(inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_v):
     """Window re-solves until `max_moves` placements are priced (kernel contract: heuristics/kernels.py).
 
-    ctl[1] the board's fitness, ctl[2] the best's; every improvement of the best is traced and copied.
+    Every improvement of the best is traced and copied; `home` is unused.
     """
-    size, cap, focus = np.int64(params[0]), np.int64(params[1]), params[2]
-    extra, kick, target = np.int64(params[3]), params[4], np.int64(params[5])
+    size, cap, focus = np.int64(params[SIZE]), np.int64(params[CAP]), params[FOCUS]
+    extra, kick, target = np.int64(params[EXTRA]), params[KICK], np.int64(params[TARGET])
     turns = turning(inst)
     done, nt = 0, 0
-    while done < max_moves and nt < trace_e.shape[0] and ctl[2] > target:
+    while done < max_moves and nt < trace_e.shape[0] and ctl[BEST] > target:
         cells = _window(inst, st, rng, size, focus, extra)
         if cells.shape[0] < 2:
             continue
         slack = 2 if uniform(rng) < kick else 0
         change, priced = resolve(inst, st, rng, cells, min(cap, max_moves - done), turns, slack)
         done += max(priced, 1)
-        ctl[0] += max(priced, 1)
-        ctl[1] += change
-        if ctl[1] < ctl[2]:
-            ctl[2] = ctl[1]
+        ctl[EVALS] += max(priced, 1)
+        ctl[CURRENT] += change
+        if ctl[CURRENT] < ctl[BEST]:
+            ctl[BEST] = ctl[CURRENT]
             best[:] = st
-            trace_e[nt], trace_v[nt] = ctl[0], ctl[2]
+            trace_e[nt], trace_v[nt] = ctl[EVALS], ctl[BEST]
             nt += 1
     return done, nt
 

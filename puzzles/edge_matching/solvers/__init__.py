@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from core.errors import InputError
 from core.faces import ConstructiveSolver
 
 STARTS = ("greedy", "beam")  # the built starts the face offers by name; any other name is a board file
@@ -30,4 +31,9 @@ def starting_solver(start: str, settings: Mapping[str, Any] | None = None) -> Co
         return Greedy(**settings)
     if start == "beam":
         return Beam(**settings)
+    if not Path(start).is_file():
+        raise InputError(
+            f"optimizer.start must be one of random, {', '.join(STARTS)} or a board file (best_board.txt of "
+            f"an edge-matching run), got {start!r}: no such file"
+        )
     return BoardFile(Path(start))

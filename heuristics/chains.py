@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 
@@ -18,14 +17,16 @@ from core.errors import InputError
 from core.faces import LocalSearchFace
 from core.objective import Objective
 from core.rng import make_rng
-from heuristics import kernels
-
-KERNEL_PARAMS = {
-    "sa": ("t_start", "t_end", "period"),
-    "ils": ("patience", "kick", "restart"),
-    "window": ("size", "cap", "focus", "extra", "kick"),  # the face's own kernel: LocalSearchFace.window
-}
-STARTS = ("random", "greedy", "beam")  # an optimiser's `start`: the face's random board, or a built one
+from heuristics.kernels import (
+    BEST,
+    CONTROL_SLOTS,
+    CURRENT,
+    EVALS,
+    ILS_HOME,
+    ILS_KICK_LEFT,
+    ILS_SINCE,
+    KERNELS,
+)
 
 
 def face_of(objective: Objective, who: str) -> LocalSearchFace:
@@ -42,8 +43,8 @@ def face_of(objective: Objective, who: str) -> LocalSearchFace:
 class Chain:
     """One resumable search chain: a kernel on a face, with every array it resumes from.
 
-    `params` are the kernel's settings by name (KERNEL_PARAMS); the RNG stream is (seed, stream).
-    The start state counts as evaluation 1, so kernel evaluation indices are the Objective's.
+    `params` are the kernel's settings by name (its row of `kernels.KERNELS`); the RNG stream is
+    (seed, stream). The start state counts as evaluation 1, so kernel evaluation indices are the Objective's.
     """
 
     def __init__(
@@ -57,11 +58,13 @@ class Chain:
         trace_cap: int = 1 << 14,
     ):
         self.face, self.inst, self.kernel = face, face.instance, kernel
+        self.run = KERNELS[kernel].compiled(face)
         self.st, self.best, self.home = state.copy(), state.copy(), state.copy()
         self.rng = make_rng(seed, stream)
         f = int(face.fitness(self.inst, self.st))
-        self.ctl = np.array([1, f, f, 0, 0, f], np.int64)
-        self.params = np.array([params[k] for k in KERNEL_PARAMS[kernel]] + [-1], np.float64)
+        self.ctl = np.zeros(CONTROL_SLOTS, np.int64)
+        self.ctl[EVALS], self.ctl[CURRENT], self.ctl[BEST], self.ctl[ILS_HOME] = 1, f, f, f
+        self.params = np.array([params[k] for k in KERNELS[kernel].settings] + [-1], np.float64)
         self.scale = face.scale
         self.start_value = f // self.scale
         self._te = np.zeros(trace_cap, np.int64)
@@ -70,7 +73,7 @@ class Chain:
     @property
     def evaluations(self) -> int:
         """Evaluations so far (the start, priced moves and repairs)."""
-        return int(self.ctl[0])
+        return int(self.ctl[EVALS])
 
     def set_target(self, target: float | None) -> None:
         """Stop a chunk as soon as the best reaches `target` (None: never), on the face's scale."""
@@ -78,14 +81,18 @@ class Chain:
 
     def step(self, max_moves: int) -> list[tuple[int, int]]:
         """Run one chunk of at most max_moves priced moves; the improvements it made."""
-        sa, ils = kernels.for_face(self.face.propose, self.face.delta, self.face.apply)
-        common = (self.rng, self.ctl, self.params, max_moves, self._te, self._tv)
-        if self.kernel == "sa":
-            _, nt = sa(self.inst, self.st, self.best, *common)
-        elif self.kernel == "window":
-            _, nt = window_kernel(self.face)(self.inst, self.st, self.best, *common)
-        else:
-            _, nt = ils(self.inst, self.st, self.best, self.home, *common)
+        _, nt = self.run(
+            self.inst,
+            self.st,
+            self.best,
+            self.home,
+            self.rng,
+            self.ctl,
+            self.params,
+            max_moves,
+            self._te,
+            self._tv,
+        )
         values = (self._tv[:nt] // self.scale).tolist()
         return list(zip(self._te[:nt].tolist(), values, strict=True))
 
@@ -93,39 +100,19 @@ class Chain:
         """Continue from another chain's board (its fitness `value`); this chain's best is kept."""
         self.st[:] = state
         self.home[:] = state
-        self.ctl[1] = self.ctl[5] = value
-        self.ctl[3] = self.ctl[4] = 0
+        self.ctl[CURRENT] = self.ctl[ILS_HOME] = value
+        self.ctl[ILS_SINCE] = self.ctl[ILS_KICK_LEFT] = 0
 
     def repair(self, rng: np.random.Generator, steps: int, size: int) -> list[tuple[int, int]]:
         """Apply the face's large step to the current state; its improvement of the best, if any."""
         change, priced = self.face.repair(self.inst, self.st, rng, steps, size)
-        self.ctl[0] += priced
-        self.ctl[1] += change
-        if self.ctl[1] >= self.ctl[2]:
+        self.ctl[EVALS] += priced
+        self.ctl[CURRENT] += change
+        if self.ctl[CURRENT] >= self.ctl[BEST]:
             return []
-        self.ctl[2] = self.ctl[1]
+        self.ctl[BEST] = self.ctl[CURRENT]
         self.best[:] = self.st
-        return [(self.evaluations, int(self.ctl[2]) // self.scale)]
-
-
-def window_kernel(face: LocalSearchFace):
-    """The face's window re-solve kernel, or a one-line error for a face that offers none."""
-    if face.window is None:
-        raise InputError(
-            "optimizer=window_lns (and beam_refine) needs a puzzle whose face re-solves windows (an "
-            "edge-matching puzzle, e.g. puzzle=eternity2); use optimizer=sa_compiled"
-        )
-    return face.window
-
-
-def check_start(start: str) -> str:
-    """An optimiser's `start` setting (a name in STARTS or a board file), or a one-line error."""
-    if start not in STARTS and not Path(start).is_file():
-        raise InputError(
-            f"optimizer.start must be one of {', '.join(STARTS)} or a board file (best_board.txt of an "
-            f"edge-matching run), got {start!r}: no such file"
-        )
-    return start
+        return [(self.evaluations, int(self.ctl[BEST]) // self.scale)]
 
 
 def start_state(
@@ -188,7 +175,6 @@ def run_chains(
     Evaluation indices count the chains' moves as if they took turns, one move each, so a
     parallel run's trace and budget read like a single chain's.
     """
-    kernels.for_face(chains[0].face.propose, chains[0].face.delta, chains[0].face.apply)  # compile once
     pool = ThreadPoolExecutor(len(chains)) if len(chains) > 1 else None
     try:
         epoch = 0
@@ -243,7 +229,7 @@ def _interleave(
 
 def _leader(chains: Sequence[Chain]) -> Chain:
     """The chain holding the best board (the first of equals)."""
-    return min(chains, key=lambda chain: int(chain.ctl[2]))
+    return min(chains, key=lambda chain: int(chain.ctl[BEST]))
 
 
 def _account(objective: Objective, chains: Sequence[Chain], improvements: Sequence[tuple[int, int]]) -> None:
@@ -257,11 +243,11 @@ def _exchange(chains: Sequence[Chain]) -> None:
     """Chains whose current board is worse than the best board found restart from it."""
     leader = _leader(chains)
     for chain in chains:
-        if chain is not leader and chain.ctl[1] > leader.ctl[2]:
-            chain.adopt(leader.best, int(leader.ctl[2]))
+        if chain is not leader and chain.ctl[CURRENT] > leader.ctl[BEST]:
+            chain.adopt(leader.best, int(leader.ctl[BEST]))
 
 
 def warm_up(face: LocalSearchFace, kernel: str) -> None:
     """Compile (or load from numba's disk cache) a kernel on the face, outside any run's clock."""
-    params = dict.fromkeys(KERNEL_PARAMS[kernel], 1.0)
+    params = dict.fromkeys(KERNELS[kernel].settings, 1.0)
     Chain(face, face.start(np.random.default_rng(0)), kernel, params, seed=0).step(1)

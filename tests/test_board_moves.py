@@ -11,7 +11,7 @@ from numba import njit
 from core.errors import InputError
 from core.rng import make_rng
 from puzzles.edge_matching import EdgeMatching
-from puzzles.edge_matching import local_search as ef
+from puzzles.edge_matching import board_moves as ef
 from puzzles.edge_matching.eternity2 import Eternity2, generate_e2_like
 from puzzles.edge_matching.solvers.greedy import Greedy
 
