@@ -215,17 +215,6 @@ def markdown(
     return "\n".join(lines) + "\n"
 
 
-def ert_table(ert: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """The fixed-target ERT to read: a row per target, a column per group (the long table is in the file)."""
-    group = plots.label(ert, keys)
-    if "puzzle" in keys and ert["puzzle"].nunique() > 1:
-        group = ert["puzzle"].astype(str) + ": " + group
-    wide = ert.assign(group=group)
-    if wide.duplicated(["target", "group"]).any():  # labels that do not tell groups apart: the long table
-        return ert.set_index("target")
-    return wide.pivot(index="target", columns="group", values="ert_evaluations")
-
-
 def ert_tables(ert: pd.DataFrame, keys: list[str]) -> list[tuple[str, pd.DataFrame]]:
     """The fixed-target ERT as tables to read, one per problem instance and kind of evaluation:
     a row per target, a column per group."""

@@ -1,12 +1,18 @@
 """Edge matching (seed 001's pseudo Eternity II, and Eternity II's rules), all in one package.
 
-    board.py        the vocabulary: sides, turn tables, `Layout`, hints
+    board.py        the vocabulary: sides, turn tables, `Layout`, hints, the edge rule `unmatched_edge`
     instances.py    generated instances (the seed's palette cycles, uniform) and `Instance`
     piece_files.py  piece lists as text files (published instances such as Eternity II)
+    board_files.py  boards as text files (a run's best_board.txt, read back as a start)
+    eternity2.py    the official set and generated boards under Eternity II's rules
     fitness.py      the compiled fitness (unmatched inner edges) optimisers minimise
     scores.py       the scores users read (match rate, edge score), with numpy
     pictures.py     each piece as four coloured triangles, unmatched sides in red
-    puzzle.py       `EdgeMatching`, the puzzle that ties them together
+    puzzle.py       `EdgeMatching`, the puzzle that ties them together and offers its faces
+    board_moves.py  the local-search face: a compact board state and compiled swaps and turns
+    vlns.py         the face's large step: an exact reassignment of non-adjacent cells
+    windows.py      the face's window kernel: blocks of cells lifted and re-filled exactly
+    solvers/        the family's own solvers: greedy, beam, backtrack, perfect_search, cpsat, board_file
 
 An inner edge is unmatched when its two sides differ or carry the border colour 0: that rule is
 `board.unmatched_edge`, used by the compiled fitness, the scores, the pictures and the backtracker.

@@ -293,11 +293,6 @@ def state_from_orients(inst, orients):
     return st
 
 
-def orients_of(inst, st):
-    """The orient of every cell (piece = orient // 4, rotation = orient % 4)."""
-    return st[: inst.n * inst.m].copy()
-
-
 def _slots(inst):
     """(free cells, free pieces) of each set a piece moves within: a class, or without turns a grey pattern."""
     used = {int(o) >> 2 for o in inst.fixed if o >= 0}

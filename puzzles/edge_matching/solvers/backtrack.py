@@ -8,10 +8,10 @@ prunes early: a 0 facing an inner edge dooms that edge as soon as it is placed, 
 colours (0) left over that the empty border sides cannot take must face inner edges, each of
 which then fails (two zeros at most per edge; a 0 facing an empty cell leaves a doomed edge that one
 more 0 joins at no cost, so those are taken off first: the cross-check of tests/test_exact_crosscheck.py
-found a 4 x 2 board, no grey rule, whose optimum 1 the bound without them had pruned). The first step (k = 0) has its own lean search,
-`_perfect`, where a perfect board must put every grey side off the board (grey sides and border
-sides equally many): candidates come from an index by cell kind and the left and top colours,
-so the same tree is walked 3-5x faster (benchmarks/bench_exact_edge.py).
+found a 4 x 2 board, no grey rule, whose optimum 1 the bound without them had pruned). The first step
+(k = 0), where a perfect board must put every grey side off the board (grey sides and border sides
+equally many), is the perfect search of perfect_search.py (`search`), which walks the same tree
+several times faster; the deepening starts at k = 1 when it proves there is none.
 
 Boards that admit a perfect or nearly perfect arrangement (every generated instance, with or
 without rotations, up to 6 x 6) are solved in well under a second. Arbitrary piece sets whose
