@@ -8,6 +8,7 @@ sets only what differs from the constructor's defaults. Variants extend their ba
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,3 +95,44 @@ def register(config_dir: Path = CONFIG_DIR) -> None:
         schema: Any = builds(component(target, config_dir), populate_full_signature=True)
         store.store(group=f"schema/{group}", name=name, node=schema)
     store.store(group="schema/budget", name="budget", node=BudgetConf)
+
+
+def settings_of(group: str, name: str, config_dir: Path = CONFIG_DIR) -> dict[str, Any]:
+    """A component config's settings as a run starts with them: its class's signature defaults, then
+    every YAML on its defaults list (a variant's base first), then its own keys."""
+    node: dict[str, Any] = OmegaConf.to_container(OmegaConf.load(config_dir / group / f"{name}.yaml"))  # type: ignore[assignment]
+    values: dict[str, Any] = {}
+    for entry in node.get("defaults", []):
+        if isinstance(entry, str) and entry != "_self_" and (config_dir / group / f"{entry}.yaml").is_file():
+            values.update(settings_of(group, entry, config_dir))
+    target = node.get("_target_")
+    if target and not values:
+        parameters = inspect.signature(component(target, config_dir)).parameters.items()
+        values = {k: p.default for k, p in parameters if p.default is not inspect.Parameter.empty}
+    values.update({k: v for k, v in node.items() if k not in ("defaults", "_target_")})
+    return values
+
+
+def settings_table(group: str = "optimizer", config_dir: Path = CONFIG_DIR) -> str:
+    """Every config of a group with its settings and their values, as a Markdown table: generated from
+    the constructors and the YAML files, so the documentation never types a default twice."""
+    lines = [f"| {group} | settings (value a run starts with) |", "|---|---|"]
+    for path in sorted((config_dir / group).glob("*.yaml")):
+        shown = ", ".join(
+            f"`{k}={_short_value(v)}`" for k, v in settings_of(group, path.stem, config_dir).items()
+        )
+        lines.append(f"| `{path.stem}` | {shown or '(none)'} |")
+    return "\n".join(lines)
+
+
+def _short_value(value: Any) -> str:
+    """A setting's value as a table cell shows it: floats to 4 significant digits, None as null."""
+    if value is None:
+        return "null"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value).replace("|", "\\|")
+
+
+if __name__ == "__main__":
+    print(settings_table())

@@ -87,3 +87,13 @@ def test_the_docs_table_is_the_declarations():
     page = (CONFIG_DIR.parent / "docs" / "optimizers.md").read_text()
     shown = page.split("<!-- compatibility:start -->\n")[1].split("\n<!-- compatibility:end -->")[0]
     assert shown == compatibility_table(), "regenerate it with: python -m experiments.pairing"
+
+
+def test_the_docs_settings_table_is_the_code():
+    from experiments.schema import settings_table
+
+    page = (CONFIG_DIR.parent / "docs" / "optimizers.md").read_text()
+    shown = page.split("<!-- settings:start -->\n")[1].split("\n<!-- settings:end -->")[0]
+    assert shown == settings_table(), "regenerate it with: python -m experiments.schema"
+    assert "`window_lns` | `size=2`" in shown  # a constructor default reaches the table
+    assert "`sa_compiled_eternity2_like` | `t_start=0.3833`" in shown  # a variant's YAML overrides it
