@@ -119,7 +119,7 @@ class Objective:
 class Optimizer(Protocol):
     """A metaheuristic: a plain loop that calls the objective until it raises Stop.
 
-    `needs` declares what it needs from a puzzle (`core.Face.FITNESS` or `Face.LOCAL_SEARCH`).
+    `needs` declares what it needs from a puzzle (`core.faces.Face.FITNESS` or `Face.LOCAL_SEARCH`).
     """
 
     name: str

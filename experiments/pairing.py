@@ -1,6 +1,6 @@
 """Which solver runs on which puzzle, in one place: declarations compared, and the adapters between kinds.
 
-Every optimiser declares the face it needs (`needs`, a `core.Face`) and every puzzle the faces it
+Every optimiser declares the face it needs (`needs`, a `core.faces.Face`) and every puzzle the faces it
 offers (`offers`); `check_pair` compares them before anything runs and refuses a mismatch in one line
 that names the puzzles that would do. The declaration also picks how a solver runs: a constructive
 solver under a budget is wrapped as an optimiser (`Built`), a metaheuristic asked for a board is
@@ -50,7 +50,7 @@ def needs(solver: Any) -> Face:
     if not isinstance(declared, Face):
         raise InputError(
             f"optimizer {cls.__name__} does not declare what it needs: give its class "
-            "`needs = core.Face.FITNESS` (or LOCAL_SEARCH, BOARD)"
+            "`needs = core.faces.Face.FITNESS` (or LOCAL_SEARCH, BOARD)"
         )
     return declared
 

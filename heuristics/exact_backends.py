@@ -26,7 +26,7 @@ BACKENDS = ("algorithm_x", "ilp", "cpsat")
 def solutions(problem, backend: str = "algorithm_x", limit: int | None = None) -> Iterator[list[int]]:
     """Solutions (lists of row indices, sorted) from the chosen backend, up to `limit`.
 
-    `problem` is an ExactCover or a puzzle's `core.CoverModel`.
+    `problem` is an ExactCover or a puzzle's `core.exact.CoverModel`.
     """
     check_backend(backend)
     problem = _engine(problem)

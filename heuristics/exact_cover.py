@@ -14,7 +14,7 @@ are raw):
 - "mrv": the uncovered primary item with the fewest fitting rows (Knuth's rule), found by counting;
   an item with none ends the branch at once. The general rule, for items with no natural order.
 
-Optionally (`core.Regions`), items that are cells of a grid are checked after each choice: a
+Optionally (`core.exact.Regions`), items that are cells of a grid are checked after each choice: a
 region of empty cells too small for any piece ends the branch (the classic pentomino pruning).
 
 The search is an explicit-stack loop compiled with numba (cache=True). It is resumable: its whole
@@ -284,7 +284,7 @@ class ExactCover:
         n_items: number of items.
         secondary: items that may be covered at most once (all others exactly once).
         rule: "first" (first uncovered item; number items in a good fill order) or "mrv".
-        regions: optional pruning for grid cells (see `core.Regions`).
+        regions: optional pruning for grid cells (see `core.exact.Regions`).
 
     Solutions are lists of row indices, in the order the search chose them. As in Knuth's
     definition, a row with no primary item is never part of a solution.

@@ -8,7 +8,7 @@ Two boards, both 7 columns wide:
 
 A date is a set of open cells; the pieces must cover every other cell exactly once. The model is
 built once per board (every placement on the whole board), and each date keeps the placements
-that avoid its cells. `Calendar` is a `core.ExactPuzzle`: one date, or every date of a year, is
+that avoid its cells. `Calendar` is a `core.faces.ExactPuzzle`: one date, or every date of a year, is
 solved by the generic exact task (experiments/tasks/exact.py) with a backend from heuristics/
 (the exact-cover engine, or the seeds' ILP and CP-SAT solvers).
 """

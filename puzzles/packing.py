@@ -4,7 +4,7 @@ Items are the slots of the board's bounding box, numbered in fill order (down th
 first, so the first empty cell is the one with fewest ways to fill it), then one item per piece;
 slots off the board are simply never used. A row is one placement: a piece, in one orientation, at
 one position entirely inside the board. `Packing.cover()` hands the rows to a solver in
-heuristics/ as a `core.CoverModel`; solutions come back as rows and turn into cell owners here.
+heuristics/ as a `core.exact.CoverModel`; solutions come back as rows and turn into cell owners here.
 
 Identical copies of a piece are separate items, so solutions count copies as distinct ("raw");
 `canonical` and `count_distinct` merge copies and, if asked, the board's symmetries.

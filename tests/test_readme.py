@@ -64,6 +64,7 @@ RUN: dict[str, list[str]] = {
     "python -m experiments.run puzzle=eternity optimizer=sa budget.seconds=30": ["budget.evaluations=2000"],
     "python -m experiments.run optimizer=sa --cfg job": [],
     "python -m experiments.pairing": [],
+    "python -m experiments.schema": [],
     # Experiments: every study at its smoke size
     "python -m experiments.run +experiment=pentomino_ga_vs_2opt": SMOKE,
     "python -m experiments.run +experiment=packing_suite": SMOKE,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from core import Face, PermutationSpace
+from core.faces import Face
+from core.space import PermutationSpace
 
 
 class HiddenOrder:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import Face
+from core.faces import Face
 
 
 class RandomWalk:

@@ -1,4 +1,4 @@
-"""Task `exact`: every case of an exact puzzle (`core.ExactPuzzle`) solved by an exact backend.
+"""Task `exact`: every case of an exact puzzle (`core.faces.ExactPuzzle`) solved by an exact backend.
 
     python -m experiments.run +experiment=calendar date=2026-11-21
     python -m experiments.run +experiment=pentomino_rectangles task.backend=cpsat

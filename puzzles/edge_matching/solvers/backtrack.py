@@ -21,7 +21,7 @@ optimum is far from 0 (e.g. random colours on every side) make each deepening st
 `solve_exact` takes plain arrays: a turn table table[p, r, s], the colour side s ([left, top,
 right, bottom]) of piece p shows in its r-th allowed clockwise quarter turn; a result gives, per
 cell, the piece and its turns. `Backtrack` is the constructive solver built from config
-(`optimizer=backtrack`): `solve(puzzle) -> layout`, on any `core.ConstructivePuzzle`.
+(`optimizer=backtrack`): `solve(puzzle) -> layout`, on any `core.faces.ConstructivePuzzle`.
 """
 
 from __future__ import annotations

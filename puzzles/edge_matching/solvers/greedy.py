@@ -21,7 +21,7 @@ Pieces come as a turn table, table[p, r, s] the colour side s ([left, top, right
 piece p shows in its r-th allowed clockwise quarter turn (one turn when pieces never turn); cells
 are row-major on an n x n board; the result gives, per cell, the piece index and its turns.
 `Greedy` is the constructive solver built from config (`optimizer=greedy` / `greedy_faithful`):
-`solve(puzzle) -> layout`, on any puzzle that offers `core.ConstructivePuzzle`.
+`solve(puzzle) -> layout`, on any puzzle that offers `core.faces.ConstructivePuzzle`.
 """
 
 from __future__ import annotations
