@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import perfect_search_before as before_search
 from benchmarks.row_scan import first_board
 from benchmarks.timing import compare, report
 from experiments.tasks.colour_sweep import puzzle_for
@@ -41,25 +42,49 @@ def checked(puzzle, answer) -> str:
 
 
 def speed(args) -> None:
-    """Nodes per second on one core: the same cap, boards where neither side finishes."""
+    """Nodes per second on one core: the same cap, boards where no side finishes; today's walk against the
+    one before issue 34 (benchmarks/perfect_search_before.py) and the row scan before both."""
     boards = {
         "generated 7x7 (3 frame + 6 inner colours), #3": Eternity2Like(n=7, instance_seed=3),
         "generated 8x8 (3 frame + 8 inner colours), #0": Eternity2Like(n=8, instance_seed=0),
     }
     for name, p in boards.items():
-        print(f"\n{name}, capped at {args.nodes:,} nodes, one core")
-        board = Board(p.table, p.n, p.m, p.preplaced, order="rows", lookahead=False, symmetry=False)
+        print(f"\n{name}, capped at {args.nodes:,} nodes, one core, rows, no symmetry")
+        settings = {"order": "rows", "lookahead": False, "symmetry": False}
+        board = Board(p.table, p.n, p.m, p.preplaced, **settings)
+        before = before_search.Board(p.table, p.n, p.m, p.preplaced, **settings)
         timings = compare(
             {
-                "row scan (baseline)": lambda p=p: first_board(p.table, p.n, p.preplaced, args.nodes)[1],
-                "perfect_search rows": lambda b=board: (
+                "row scan": lambda p=p: first_board(p.table, p.n, p.preplaced, args.nodes)[1],
+                "perfect_search before issue 34 (baseline)": lambda b=before: (
+                    before_search.search(b, limit=1, threads=1, max_nodes=args.nodes).nodes
+                ),
+                "perfect_search now": lambda b=board: (
                     search(b, limit=1, threads=1, max_nodes=args.nodes).nodes
                 ),
             },
             repeats=args.repeats,
             clock=time.process_time,
         )
-        report(timings, "row scan (baseline)", work=args.nodes, unit="nodes")
+        report(
+            timings,
+            "perfect_search before issue 34 (baseline)",
+            work=args.nodes,
+            unit="nodes",
+            targets={"perfect_search now": "target >= 1.5x"},
+        )
+        print(f"  {_reads(board, args.nodes // 10)} (both walks read the same entries)")
+
+
+def _reads(board, nodes: int) -> str:
+    """Candidate entries read per node, and the share of them rejected because the piece is used (or is
+    a twin whose earlier twin is free), over the first `nodes` nodes of a first-board search."""
+    never, tally = np.zeros(1, np.int64), np.zeros(2, np.int64)
+    *_, walked, _ = board.walk(
+        board.fresh_state(), 0, len(board.order), 1, nodes, never, never.copy(), 1, tally
+    )
+    reads, blocked = tally
+    return f"{reads / walked:.2f} entries read per node, {blocked / reads:.0%} of them blocked"
 
 
 def graded() -> dict[str, EdgeMatching]:

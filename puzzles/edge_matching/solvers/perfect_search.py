@@ -51,16 +51,6 @@ KEY_CELLS = 1 << 22  # the most keys a candidate list may have; more known sides
 INNER, CW, CCW, IN = 0, 1, 2, 3  # kinds of side a turning piece offers (see `_side_kind`)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _key(d, colours, key_at, key_len, radix):
-    """The candidate-list key of the cell at depth d: its known neighbours' facing colours (`colours`:
-    `shown` read flat, key_at[d, j]: a neighbour's cell * 4 + its facing side)."""
-    key = 0
-    for j in range(key_len[d]):
-        key = key * radix + colours[key_at[d, j]]
-    return key
-
-
 @numba.njit(cache=True, nogil=True)
 def _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, sign):
     """Place (sign 1) or lift (sign -1) candidate i's colours in the look-ahead's books: sides leave (or
@@ -100,20 +90,39 @@ def _checked(i, d, cell, nb, shows, shown, check_side):
 
 @numba.njit(nogil=True, inline="always")
 def _walk(
-    geometry, lists, state, lookahead, first_depth, stop_depth, limit, max_nodes, stop, progress, record
+    geometry,
+    lists,
+    state,
+    lookahead,
+    tallied,
+    first_depth,
+    stop_depth,
+    limit,
+    max_nodes,
+    stop,
+    progress,
+    record,
+    tally,
 ):
     """Depth-first search from `first_depth` (everything before it is placed) to `stop_depth`:
     (status, boards reached at stop_depth (up to `limit`), nodes). Status 1: the subtree is done or the
     limit reached; -1: out of nodes; -2: `stop[0]` was set (read every STOP_EVERY nodes, when the
     nodes walked so far are also written to `progress[0]`). record[k, :stop_depth]: the candidate
-    chosen at each depth on the k-th board reached (rows beyond record's length are not kept)."""
-    order, nb, need, key_at, key_len, check_side, check_len, base = geometry
+    chosen at each depth on the k-th board reached (rows beyond record's length are not kept).
+
+    Why it is fast (issue 34): a list ends in a sentinel entry whose piece is never blocked, so the scan
+    is one load and one test per entry (`blocked`: a piece used, or a twin whose earlier twin is not, kept
+    up to date on each placement rather than worked out per entry); a candidate's colours are read only
+    once its piece is free; one resume cursor per depth; the node cap and the stop flag share one test.
+    `tallied` (a constant, compiled apart): tally[0] += entries read, tally[1] += read and blocked."""
+    order, nb, need, key_at, key_weight, check_side, check_len, base = geometry
     starts, piece_of, turn_of, shows, side_kind, radix = lists
-    twin, used, shown, piece, chosen, supply, demand = state
-    colours = shown.reshape(-1)  # a view: `_key` reads it flat
+    next_twin, blocked, shown, piece, chosen, supply, demand = state
+    colours = shown.reshape(-1)  # a view: the key reads it flat
+    sentinel = blocked.shape[0] - 1
     nxt = np.zeros(stop_depth + 1, np.int64)
-    end = np.zeros(stop_depth + 1, np.int64)
     d, nodes, found, fresh = first_depth, 0, 0, True
+    check_at = STOP_EVERY if max_nodes >= STOP_EVERY else max_nodes + 1
     while True:
         if d == stop_depth:
             if found < record.shape[0]:
@@ -127,18 +136,33 @@ def _walk(
             continue
         cell = order[d]
         if fresh:
-            key = base[d] + _key(d, colours, key_at, key_len, radix)
-            nxt[d], end[d] = starts[key], starts[key + 1]
-        placed, i, last, checks = False, nxt[d], end[d], check_len[d] > 0
-        while i < last:
-            i += 1  # candidate i - 1, kept in a register: the walk's hottest loop
-            p = piece_of[i - 1]
-            if used[p] or (twin[p] >= 0 and not used[twin[p]]):
+            key = base[d]  # no loop: a trip count varying by depth cost a mispredicted branch a node
+            key += colours[key_at[d, 0]] * key_weight[d, 0] + colours[key_at[d, 1]] * key_weight[d, 1]
+            key += colours[key_at[d, 2]] * key_weight[d, 2] + colours[key_at[d, 3]] * key_weight[d, 3]
+            i = starts[key]
+        else:
+            i = nxt[d]
+        placed, checks = False, check_len[d] > 0
+        while True:
+            p = piece_of[i]
+            i += 1
+            if tallied:
+                tally[0] += p != sentinel
+                tally[1] += blocked[p] != 0
+            if blocked[p]:
                 continue
+            if p == sentinel:
+                i -= 1  # stay on the sentinel: a cursor past it would read the next list
+                break
             if checks and not _checked(i - 1, d, cell, nb, shows, shown, check_side):
                 continue
-            used[p], chosen[d] = True, i - 1  # the board is read back from `chosen` (`Board.board_of`)
-            shown[cell] = shows[i - 1]
+            blocked[p] = 1
+            q = next_twin[p]
+            if q >= 0:
+                blocked[q] = 0  # its earlier twin is now used
+            chosen[d] = i - 1  # the board is read back from `chosen` (`Board.board_of`)
+            for s in range(4):
+                shown[cell, s] = shows[i - 1, s]
             if lookahead:
                 piece[cell] = p  # only the books read which cells are filled
                 if not _counts_hold(i - 1, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1):
@@ -148,12 +172,15 @@ def _walk(
             break
         nxt[d] = i
         nodes += 1
-        if nodes > max_nodes:
-            return -1, found, nodes
-        if nodes % STOP_EVERY == 0:
-            progress[0] = nodes
-            if stop[0] != 0:
-                return -2, found, nodes
+        if nodes >= check_at:  # the node cap or a look at the stop flag
+            if nodes > max_nodes:
+                return -1, found, nodes
+            if nodes % STOP_EVERY == 0:
+                progress[0] = nodes
+                if stop[0] != 0:
+                    return -2, found, nodes
+            after = (nodes // STOP_EVERY + 1) * STOP_EVERY
+            check_at = after if after <= max_nodes else max_nodes + 1
         fresh = placed
         if placed:
             d += 1
@@ -165,19 +192,69 @@ def _walk(
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk_plain(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
+def _walk_plain(
+    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally
+):
     """`_walk` without the look-ahead, compiled apart: a flag tested in the walk, even one always off,
     slowed it 2x; here it is a constant the compiler removes."""
     return _walk(
-        geometry, lists, state, False, first_depth, stop_depth, limit, max_nodes, stop, progress, record
+        geometry,
+        lists,
+        state,
+        False,
+        False,
+        first_depth,
+        stop_depth,
+        limit,
+        max_nodes,
+        stop,
+        progress,
+        record,
+        tally,
     )
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk_books(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
+def _walk_books(
+    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally
+):
     """`_walk` with the look-ahead's books."""
     return _walk(
-        geometry, lists, state, True, first_depth, stop_depth, limit, max_nodes, stop, progress, record
+        geometry,
+        lists,
+        state,
+        True,
+        False,
+        first_depth,
+        stop_depth,
+        limit,
+        max_nodes,
+        stop,
+        progress,
+        record,
+        tally,
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_tallied(
+    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally
+):
+    """`_walk` without the look-ahead, counting the entries it reads (`Board.tally`)."""
+    return _walk(
+        geometry,
+        lists,
+        state,
+        False,
+        True,
+        first_depth,
+        stop_depth,
+        limit,
+        max_nodes,
+        stop,
+        progress,
+        record,
+        tally,
     )
 
 
@@ -186,11 +263,15 @@ def _lift(cell, i, lists, nb, need, state, lookahead):
     """Take candidate i off `cell`; the look-ahead's books first (they read which neighbours are empty:
     the same as when it was placed, since the walk lifts pieces in the reverse order it placed them)."""
     starts, piece_of, turn_of, shows, side_kind, radix = lists
-    twin, used, shown, piece, chosen, supply, demand = state
+    next_twin, blocked, shown, piece, chosen, supply, demand = state
     if lookahead:
         piece[cell] = NONE
         _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, -1)
-    used[piece_of[i]] = False  # its colours stay in `shown`: only filled cells' colours are read
+    p = piece_of[i]
+    blocked[p] = 0  # its colours stay in `shown`: only filled cells' colours are read
+    q = next_twin[p]
+    if q >= 0:
+        blocked[q] = 1  # unused, and its earlier twin is free again
 
 
 @numba.njit(cache=True, nogil=True)
@@ -198,10 +279,13 @@ def _replay(prefix, geometry, lists, state, lookahead):
     """Place a job's prefix (a candidate per depth, from `_walk`'s record) on a fresh board."""
     order, nb, need = geometry[0], geometry[1], geometry[2]
     piece_of, turn_of, shows, side_kind, radix = lists[1:]
-    twin, used, shown, piece, chosen, supply, demand = state
+    next_twin, blocked, shown, piece, chosen, supply, demand = state
     for d in range(prefix.shape[0]):
         i, cell = prefix[d], order[d]
-        piece[cell], used[piece_of[i]], chosen[d] = piece_of[i], True, i
+        p = piece_of[i]
+        piece[cell], blocked[p], chosen[d] = p, 1, i
+        if next_twin[p] >= 0:
+            blocked[next_twin[p]] = 0
         shown[cell] = shows[i]
         if lookahead:
             _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1)
@@ -311,6 +395,28 @@ def _side_kind(pattern: int, s: int, turns: int) -> int:
     return -1
 
 
+def _sentinel_lists(counts: list[np.ndarray], entries: list[np.ndarray], pieces: int):
+    """(starts, entries) laid out for the walk: each group's lists (`counts` entries per key, `entries` in
+    key order) one after another, each ended by a sentinel entry (piece `pieces`, never blocked); an
+    empty list starts at the shared sentinel, entry 0. starts[group base + key]: where a list starts."""
+    sentinel = np.array([[pieces, 0]], np.int64)
+    starts, laid, at = [], [sentinel], 1
+    for count, entry in zip(counts, entries, strict=True):
+        ends = np.cumsum(count)
+        first = ends - count
+        listed = count > 0
+        group_starts = np.zeros(len(count), np.int64)
+        group_starts[listed] = (
+            at + first[listed] + np.cumsum(listed)[listed] - 1
+        )  # a sentinel per list before
+        starts.append(group_starts)
+        for k in np.flatnonzero(listed):
+            laid += [entry[first[k] : ends[k]], sentinel]
+        at += len(entry) + int(listed.sum())
+    pairs = np.concatenate(laid).astype(np.int64)
+    return (np.concatenate(starts) if starts else np.zeros(0, np.int64)), pairs
+
+
 def _classes(table: np.ndarray, free: np.ndarray) -> np.ndarray:
     """twin[p]: the free piece before p that is the same piece (up to a turn it may take), else -1."""
     twin = np.full(len(table), NONE, np.int64)
@@ -391,6 +497,12 @@ class Board:
         self.shown[given[:, 0]] = table[given[:, 1], given[:, 2]]
         self.order = np.array([x for x in ORDERS[order](n, m) if self.piece[x] == NONE], np.int64)
         self.twin = _classes(table, ~self.used)
+        self.next_twin = np.full(len(table), NONE, np.int64)  # the twin after each piece
+        self.next_twin[self.twin[self.twin >= 0]] = np.flatnonzero(self.twin >= 0)
+        self.blocked = np.zeros(len(table) + 1, np.uint8)  # used, or a twin whose earlier twin is free;
+        self.blocked[:-1] = self.used | (
+            (self.twin >= 0) & ~self.used[np.maximum(self.twin, 0)]
+        )  # + sentinel
         self.symmetry, self.banned = self._symmetry(symmetry and len(given) == 0)
         self.radix = int(table.max()) + 1
         orients, self.cell_pattern = grey_patterns(table, n, m)
@@ -452,6 +564,7 @@ class Board:
         position[self.order] = np.arange(f)
         self.key_at = np.zeros((f, 4), np.int64)  # the neighbours' sides whose colours key the list
         self.key_len = np.zeros(f, np.int64)
+        self.key_weight = np.zeros((f, 4), np.int64)  # the key: the sum of those colours times these
         self.check_side = np.full((f, 4), -1, np.int64)
         self.check_len = np.zeros(f, np.int64)
         self.base = np.zeros(f, np.int64)
@@ -469,6 +582,7 @@ class Board:
             checked = known[len(keyed) :]
             self.key_len[d] = len(keyed)
             self.key_at[d, : len(keyed)] = 4 * self.nb[x, keyed] + (np.array(keyed, np.int64) + 2) % 4
+            self.key_weight[d, : len(keyed)] = self.radix ** np.arange(len(keyed) - 1, -1, -1)
             self.check_len[d], self.check_side[d, : len(checked)] = len(checked), checked
             group = (int(self.cell_pattern[x]), tuple(keyed))
             if group not in groups:
@@ -484,18 +598,16 @@ class Board:
                 keys = self.radix ** len(keyed)
                 order = np.argsort(key, kind="stable")
                 counts = np.bincount(key, minlength=keys)
-                starts.append(np.cumsum(counts) - counts)  # relative; shifted below
+                starts.append(counts)
                 entries.append(np.stack([p[order], r[order]], axis=1))
                 size += keys
             self.base[d] = groups[group]
-        shift = np.cumsum([0] + [len(e) for e in entries])
-        self.starts = np.concatenate([s + shift[k] for k, s in enumerate(starts)] + [[shift[-1]]]).astype(
-            np.int64
-        )
-        pairs = np.concatenate(entries) if entries else np.zeros((0, 2), np.int64)
-        self.piece_of, self.turn_of = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
-        self.shows = table[self.piece_of, self.turn_of]
-        self.entry_kind = np.maximum(self.side_kinds[orient_pattern[self.piece_of, self.turn_of]], 0)
+        self.starts, pairs = _sentinel_lists(starts, entries, len(table))
+        self.piece_of, self.turn_of = pairs[:, 0].copy(), pairs[:, 1].copy()
+        self.shows = table[self.piece_of % len(table), self.turn_of]
+        self.shows[self.piece_of == len(table)] = 0  # a sentinel shows nothing
+        kinds = self.side_kinds[orient_pattern[self.piece_of % len(table), self.turn_of]]
+        self.entry_kind = np.maximum(kinds, 0)
 
     def _distinct(self, p: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The (piece, turn) pairs given, without a turn that shows the same colours as an earlier one."""
@@ -514,7 +626,8 @@ class Board:
         self.demand = np.zeros(kinds * self.radix, np.int64)
         first: dict[int, int] = {}
         for i, p in enumerate(self.piece_of):
-            first.setdefault(int(p), i)
+            if p < len(self.table):  # not a sentinel
+                first.setdefault(int(p), i)
         for i in first.values():
             for s in range(4):
                 if self.shows[i, s]:
@@ -550,7 +663,7 @@ class Board:
             self.nb,
             self.need,
             self.key_at,
-            self.key_len,
+            self.key_weight,
             self.check_side,
             self.check_len,
             self.base,
@@ -570,8 +683,8 @@ class Board:
         """A job's own copy of everything the walk changes."""
         f = len(self.order)
         return (
-            self.twin,
-            self.used.copy(),
+            self.next_twin,
+            self.blocked.copy(),
             self.shown.copy(),
             self.piece.copy(),
             np.zeros(max(f, 1), np.int64),
@@ -585,10 +698,14 @@ class Board:
         piece[self.order], turn[self.order] = self.piece_of[chosen], self.turn_of[chosen]
         return piece, turn
 
-    def walk(self, state, first: int, depth: int, limit: int, max_nodes: int, stop, progress, keep: int):
-        """`_walk` on this board; returns (status, boards reached, nodes, record)."""
+    def walk(
+        self, state, first: int, depth: int, limit: int, max_nodes: int, stop, progress, keep: int, tally=None
+    ):
+        """`_walk` on this board; returns (status, boards reached, nodes, record). `tally` (2 int64s, no
+        look-ahead): the entries read and those blocked are added to it (a slower walk, to measure)."""
         record = np.zeros((keep, max(depth, 1)), np.int64)
-        status, found, nodes = (_walk_books if self.lookahead else _walk_plain)(
+        walk = _walk_books if self.lookahead else _walk_plain if tally is None else _walk_tallied
+        status, found, nodes = walk(
             self.geometry(),
             self.lists(),
             state,
@@ -599,6 +716,7 @@ class Board:
             stop,
             progress,
             record,
+            tally if tally is not None else np.zeros(2, np.int64),
         )
         return status, found, nodes, record[: min(found, keep)]
 
