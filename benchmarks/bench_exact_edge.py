@@ -4,6 +4,7 @@ the rim, pre-placed pieces kept) and re-scored: 0 unmatched joins.
 
     python -m benchmarks.bench_exact_edge speed [--nodes 200000000] [--repeats 3]
     python -m benchmarks.bench_exact_edge tree [--nodes 200000000]
+    python -m benchmarks.bench_exact_edge order [--instances 5] [--nodes 200000000]
     python -m benchmarks.bench_exact_edge hardest [--instances 10] [--seconds 600] [--threads 2]
     python -m benchmarks.bench_exact_edge clues [--seconds 600]
     python -m benchmarks.bench_exact_edge none [--instances 5]
@@ -28,7 +29,7 @@ from benchmarks.timing import compare, report
 from experiments.tasks.colour_sweep import puzzle_for
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
-from puzzles.edge_matching.solvers.perfect_search import Board, search
+from puzzles.edge_matching.solvers.perfect_search import PROBES, Board, estimate_orders, search
 
 CLUES = "puzzles/data/eternity2/clue{}.txt"
 
@@ -151,6 +152,50 @@ def tree(args) -> None:
         print(line, flush=True)
 
 
+def order(args) -> None:
+    """Per board and scan order: the tree size Knuth's random dives estimate (`estimate_orders`) against
+    the nodes actually walked, to the end of the tree (6 x 6: every board counted) or to the first board
+    (7 x 7, capped at --nodes); the order "auto" picks (the smallest estimate) and whether it was the best."""
+    picked_best, near, ratios = 0, 0, []
+    boards = [(f"e2-like 6x6 #{s}", Eternity2Like(n=6, instance_seed=s), None) for s in range(args.instances)]
+    boards += [(f"e2-like 7x7 #{s}", Eternity2Like(n=7, instance_seed=s), 1) for s in range(args.instances)]
+    for name, p, limit in boards:
+        t = time.process_time()
+        estimates = estimate_orders(p.table, p.n, p.m, p.preplaced)
+        spent = time.process_time() - t
+        actual = {}
+        for scan in estimates:
+            answer = search(
+                Board(p.table, p.n, p.m, p.preplaced, order=scan),
+                limit=limit,
+                threads=1,
+                max_nodes=args.nodes,
+            )
+            actual[scan] = answer.nodes if answer.stop_reason != "max_nodes" else float("inf")
+            checked(p, answer)
+        pick = min(estimates, key=lambda x: estimates[x][0])
+        best = min(actual.values())
+        what = "nodes to the end of the tree" if limit is None else "nodes to the first board"
+        print(f"\n{name}: estimated whole tree ({PROBES:,} dives per order, {spent:.2f} CPU s) vs {what}")
+        for scan, (mean, error) in sorted(estimates.items(), key=lambda x: x[1][0]):
+            real = f"{actual[scan]:,.0f}" if actual[scan] < float("inf") else f"> {args.nodes:,} (capped)"
+            mark = (" <- pick" if scan == pick else "") + (" (best)" if actual[scan] == best else "")
+            print(f"  {scan:12s} estimate {mean:10.3g} +- {error:8.2g}  actual {real}{mark}")
+        picked_best += actual[pick] == best
+        near += actual[pick] <= 1.1 * best
+        ratios.append(actual[pick] / best if best < float("inf") else float("nan"))
+        print(
+            f"  pick {pick}: {'the best' if actual[pick] == best else f'{ratios[-1]:.2f}x the best'}",
+            flush=True,
+        )
+    finite = [r for r in ratios if r == r and r < float("inf")]
+    print(
+        f"\npick was the best on {picked_best} of {len(boards)} boards, within 10% of the best on {near}; "
+        f"pick / best (boards whose pick finished): median {statistics.median(finite or [float('nan')]):.2f}x, "
+        f"worst {max(finite or [float('nan')]):.2f}x"
+    )
+
+
 def hardest(args) -> None:
     """Generated hardest 8 x 8 boards (3 frame + 8 inner colours), the first perfect board of each."""
     solved, walls, node_counts = 0, [], []
@@ -246,6 +291,7 @@ def main() -> None:
     for name, fn in (
         ("speed", speed),
         ("tree", tree),
+        ("order", order),
         ("hardest", hardest),
         ("clues", clues),
         ("none", none),

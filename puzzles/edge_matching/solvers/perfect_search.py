@@ -365,6 +365,20 @@ def bands(n: int, m: int, height: int = 2) -> np.ndarray:
     )
 
 
+def _from_corner(scan, bottom: bool, right: bool):
+    """A scan started from another corner: the board reflected (n x m is kept, so a rectangle's
+    columns stay columns), the scan taken on it, and its cells mapped back."""
+
+    def order(n: int, m: int) -> np.ndarray:
+        r, c = np.divmod(scan(n, m), m)
+        return (n - 1 - r if bottom else r) * m + (m - 1 - c if right else c)
+
+    order.__doc__ = (
+        f"{scan.__name__} from the {'bottom' if bottom else 'top'}-{'right' if right else 'left'} corner."
+    )
+    return order
+
+
 ORDERS = {
     "short": short,
     "diagonal": diagonal,
@@ -373,7 +387,89 @@ ORDERS = {
     "columns": columns,
     "frame_first": frame_first,
     "spiral": spiral,
+    **{
+        f"{scan.__name__}_{corner}": _from_corner(scan, corner[0] == "b", corner[1] == "r")
+        for scan in (rows, columns)
+        for corner in ("tr", "bl", "br")
+    },
 }
+AUTO = "auto"  # Board's order chosen by `estimate_orders`: the smallest estimated tree
+PROBES = 20000  # random dives per order for `estimate_orders`
+PROBE_SEED = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _probe(geometry, lists, state, dives, seed):
+    """Knuth's estimate of the tree `_walk` would walk to its end: `dives` random root-to-leaf paths,
+    each a child drawn uniformly at every depth; a path's estimate is the sum, over its depths, of the
+    product of the branching factors above times (children + 1), the nodes `_walk` counts at a partial
+    board with that many children. Returns the mean (unbiased: the expected value is the tree's nodes)
+    and the standard error of the mean. Seeded: the same on every run (numba's generator, per thread)."""
+    order, nb, need, key_at, key_weight, check_side, check_len, base = geometry
+    starts, piece_of, turn_of, shows, side_kind, radix = lists
+    next_twin, blocked0, shown0, piece, chosen, supply, demand = state
+    np.random.seed(seed)
+    f = order.shape[0]
+    fits = np.zeros(piece_of.shape[0], np.int64)
+    total, squares = 0.0, 0.0
+    for _ in range(dives):
+        blocked, shown = blocked0.copy(), shown0.copy()
+        colours = shown.reshape(-1)
+        estimate, weight = 0.0, 1.0
+        for d in range(f):
+            cell = order[d]
+            key = base[d]
+            for j in range(4):
+                key += colours[key_at[d, j]] * key_weight[d, j]
+            k, i = 0, starts[key]
+            while piece_of[i] != blocked.shape[0] - 1:  # up to the sentinel
+                p = piece_of[i]
+                if not blocked[p] and (
+                    check_len[d] == 0 or _checked(i, d, cell, nb, shows, shown, check_side)
+                ):
+                    fits[k] = i
+                    k += 1
+                i += 1
+            estimate += weight * (k + 1)
+            if k == 0:
+                break
+            weight *= k
+            i = fits[np.random.randint(k)]
+            p = piece_of[i]
+            blocked[p] = 1
+            if next_twin[p] >= 0:
+                blocked[next_twin[p]] = 0
+            for s in range(4):
+                shown[cell, s] = shows[i, s]
+        total += estimate
+        squares += estimate * estimate
+    mean = total / dives
+    spread = max(squares / dives - mean * mean, 0.0)
+    return mean, np.sqrt(spread / dives)
+
+
+def estimate_orders(
+    table, n: int, m: int, preplaced=None, names=None, dives: int = PROBES, seed: int = PROBE_SEED, **settings
+) -> dict[str, tuple[float, float]]:
+    """{order: (estimated nodes of its whole tree, standard error)} for each order in `names` (all of
+    ORDERS but `short`, which is rows or columns) by `_probe`; `settings` go to Board (the look-ahead is
+    left out of the dives). Why: on a given board orders differ by large factors, and a few thousand
+    dives per order, a fraction of a second, tell them apart (`bench_exact_edge order`)."""
+    names = [x for x in ORDERS if x != "short"] if names is None else names
+    estimates, seen = {}, {}
+    for name in names:
+        board = Board(table, n, m, preplaced, order=name, **settings)
+        cells = board.order.tobytes()
+        if cells in seen:  # the same cells in the same order (a square's rows and a band, say)
+            estimates[name] = estimates[seen[cells]]
+            continue
+        seen[cells] = name
+        if not board.consistent or len(board.order) == 0:
+            estimates[name] = (0.0, 0.0)
+            continue
+        mean, error = _probe(board.geometry(), board.lists(), board.fresh_state(), dives, seed)
+        estimates[name] = (float(mean), float(error))
+    return estimates
 
 
 def _side_kind(pattern: int, s: int, turns: int) -> int:
@@ -461,7 +557,8 @@ class Board:
         table: table[p, r, s], the colour side s of piece p shows in its r-th allowed turn (1 or 4 turns).
         n, m: rows and columns; cells are row-major.
         preplaced: rows (cell, piece, turn) that stay.
-        order: a name in ORDERS.
+        order: a name in ORDERS, or "auto": the one of the smallest estimated tree (`estimate_orders`,
+            kept in `estimates`; about a second on an 8 x 8).
         lookahead: keep the colour books (never on thin boards, where sides have no kind). Off by
             default: on the graded set it cuts nodes by about a tenth and costs 3x the time a node
             (`python -m benchmarks.bench_exact_edge tree`).
@@ -483,6 +580,11 @@ class Board:
             raise InputError(
                 f"need an ({n * m}, 1 or 4, 4) turn table for a {n} x {m} board, got {table.shape}"
             )
+        self.estimates: dict[str, tuple[float, float]] = {}
+        if order == AUTO:
+            settings = {"lookahead": lookahead, "symmetry": symmetry}
+            self.estimates = estimate_orders(table, n, m, preplaced, **settings)
+            order = min(self.estimates, key=lambda x: self.estimates[x][0])
         if order not in ORDERS:
             raise InputError(f"unknown scan order {order!r}; choose one of: {', '.join(ORDERS)}")
         self.table, self.n, self.m, self.turns = table, n, m, table.shape[1]
@@ -495,6 +597,7 @@ class Board:
         self.used[given[:, 1]] = True
         self.shown = np.full((n * m, 4), NONE, np.int64)
         self.shown[given[:, 0]] = table[given[:, 1], given[:, 2]]
+        self.order_name = order
         self.order = np.array([x for x in ORDERS[order](n, m) if self.piece[x] == NONE], np.int64)
         self.twin = _classes(table, ~self.used)
         self.next_twin = np.full(len(table), NONE, np.int64)  # the twin after each piece
