@@ -103,6 +103,7 @@ def _walk(
     progress,
     record,
     tally,
+    cursor,
 ):
     """Depth-first search from `first_depth` (everything before it is placed) to `stop_depth`:
     (status, boards reached at stop_depth (up to `limit`), nodes). Status 1: the subtree is done or the
@@ -120,8 +121,14 @@ def _walk(
     next_twin, blocked, shown, piece, chosen, supply, demand = state
     colours = shown.reshape(-1)  # a view: the key reads it flat
     sentinel = blocked.shape[0] - 1
-    nxt = np.zeros(stop_depth + 1, np.int64)
-    d, nodes, found, fresh = first_depth, 0, 0, True
+    nxt = cursor[3:]  # the resume cursor per depth
+    if cursor[0] == -2:  # the tree was walked to its end
+        return 1, cursor[2], 0
+    if cursor[0] < 0:
+        d, found, fresh = first_depth, 0, True
+    else:  # resume where the last call ran out of nodes (`_race`'s slices)
+        d, fresh, found = cursor[0], cursor[1] != 0, cursor[2]
+    nodes = 0
     check_at = STOP_EVERY if max_nodes >= STOP_EVERY else max_nodes + 1
     while True:
         if d == stop_depth:
@@ -172,7 +179,17 @@ def _walk(
             break
         nxt[d] = i
         nodes += 1
-        if nodes >= check_at:  # the node cap or a look at the stop flag
+        fresh = placed
+        if placed:
+            d += 1
+        else:
+            if d == first_depth:
+                cursor[0], cursor[2] = -2, found
+                return (-1 if nodes > max_nodes else 1), found, nodes
+            d -= 1
+            _lift(order[d], chosen[d], lists, nb, need, state, lookahead)
+        if nodes >= check_at:  # the node cap or a look at the stop flag, after the node: a call resumes
+            cursor[0], cursor[1], cursor[2] = d, fresh, found
             if nodes > max_nodes:
                 return -1, found, nodes
             if nodes % STOP_EVERY == 0:
@@ -181,19 +198,11 @@ def _walk(
                     return -2, found, nodes
             after = (nodes // STOP_EVERY + 1) * STOP_EVERY
             check_at = after if after <= max_nodes else max_nodes + 1
-        fresh = placed
-        if placed:
-            d += 1
-        else:
-            if d == first_depth:
-                return 1, found, nodes
-            d -= 1
-            _lift(order[d], chosen[d], lists, nb, need, state, lookahead)
 
 
 @numba.njit(cache=True, nogil=True)
 def _walk_plain(
-    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally
+    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally, cursor
 ):
     """`_walk` without the look-ahead, compiled apart: a flag tested in the walk, even one always off,
     slowed it 2x; here it is a constant the compiler removes."""
@@ -211,12 +220,13 @@ def _walk_plain(
         progress,
         record,
         tally,
+        cursor,
     )
 
 
 @numba.njit(cache=True, nogil=True)
 def _walk_books(
-    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally
+    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally, cursor
 ):
     """`_walk` with the look-ahead's books."""
     return _walk(
@@ -233,12 +243,13 @@ def _walk_books(
         progress,
         record,
         tally,
+        cursor,
     )
 
 
 @numba.njit(cache=True, nogil=True)
 def _walk_tallied(
-    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally
+    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally, cursor
 ):
     """`_walk` without the look-ahead, counting the entries it reads (`Board.tally`)."""
     return _walk(
@@ -255,6 +266,7 @@ def _walk_tallied(
         progress,
         record,
         tally,
+        cursor,
     )
 
 
@@ -538,6 +550,7 @@ class Answer:
     stop_reason: str
     symmetry: int = 1
     jobs: int = 1
+    order: str = ""  # the scan order whose walk found the first board (or proved there is none)
 
     @property
     def complete(self) -> bool:
@@ -580,6 +593,7 @@ class Board:
             raise InputError(
                 f"need an ({n * m}, 1 or 4, 4) turn table for a {n} x {m} board, got {table.shape}"
             )
+        self.preplaced, self.lookahead_wanted, self.symmetry_wanted = preplaced, lookahead, symmetry
         self.estimates: dict[str, tuple[float, float]] = {}
         if order == AUTO:
             settings = {"lookahead": lookahead, "symmetry": symmetry}
@@ -795,6 +809,19 @@ class Board:
             self.demand.copy(),
         )
 
+    @staticmethod
+    def new_cursor(depth: int) -> np.ndarray:
+        """A walk's place, to resume it: [depth (-1: not started), fresh, boards found, a cursor per depth]."""
+        cursor = np.zeros(depth + 4, np.int64)
+        cursor[0] = -1
+        return cursor
+
+    def sibling(self, order: str) -> Board:
+        """The same board and settings, scanned in another order (for `search`'s race)."""
+        return Board(
+            self.table, self.n, self.m, self.preplaced, order, self.lookahead_wanted, self.symmetry_wanted
+        )
+
     def board_of(self, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The full board (piece, turn per cell) of a candidate per depth."""
         piece, turn = self.piece.copy(), self.turn.copy()
@@ -802,10 +829,23 @@ class Board:
         return piece, turn
 
     def walk(
-        self, state, first: int, depth: int, limit: int, max_nodes: int, stop, progress, keep: int, tally=None
+        self,
+        state,
+        first: int,
+        depth: int,
+        limit: int,
+        max_nodes: int,
+        stop,
+        progress,
+        keep: int,
+        tally=None,
+        cursor=None,
     ):
         """`_walk` on this board; returns (status, boards reached, nodes, record). `tally` (2 int64s, no
-        look-ahead): the entries read and those blocked are added to it (a slower walk, to measure)."""
+        look-ahead): the entries read and those blocked are added to it (a slower walk, to measure).
+        `cursor` (`new_cursor`): where the walk stopped, so that the next call with it (and the same
+        state) resumes there."""
+        cursor = self.new_cursor(depth) if cursor is None else cursor
         record = np.zeros((keep, max(depth, 1)), np.int64)
         walk = _walk_books if self.lookahead else _walk_plain if tally is None else _walk_tallied
         status, found, nodes = walk(
@@ -820,6 +860,7 @@ class Board:
             progress,
             record,
             tally if tally is not None else np.zeros(2, np.int64),
+            cursor,
         )
         return status, found, nodes, record[: min(found, keep)]
 
@@ -840,9 +881,12 @@ def search(
     max_nodes: int | None = None,
     seconds: float | None = None,
     show_progress: bool = False,
+    portfolio: bool = False,
 ) -> Answer:
     """Every perfect board (or at least `limit`), keeping the first `keep`; see the module docstring.
-    `show_progress`: a bar of the jobs done (a count can take minutes).
+    `show_progress`: a bar of the jobs done (a count can take minutes). `portfolio`: for a first board
+    (limit 1) on a board whose order was chosen by estimate (order "auto"), race the two best orders
+    (`_race`) instead of splitting one tree; a count or a proof asked for still splits one tree.
 
     The tree is split into JOBS jobs (`_split`) on any number of threads, so the answer and its nodes
     are the same on any number: a job after the one that reaches `limit` is stopped, and its nodes are
@@ -856,8 +900,14 @@ def search(
     )  # each stands for its turns
     max_nodes = max_nodes if max_nodes is not None else np.iinfo(np.int64).max
     f = len(board.order)
+    if portfolio and limit == 1 and board.consistent and f > 0:
+        second = _runner_up(board)
+        if second is not None:
+            return _race([board, second], threads, max_nodes, seconds, started)
     if not board.consistent:
-        return Answer(0, [], 0, time.perf_counter() - started, "finished", board.symmetry)
+        return Answer(
+            0, [], 0, time.perf_counter() - started, "finished", board.symmetry, order=board.order_name
+        )
     depth, prefixes, spent = _split(board, f)
     flags = np.zeros(max(len(prefixes), 1), np.int64)  # per job: 1 time is up, 2 not needed, 3 node cap
     progress = np.zeros(max(len(prefixes), 1), np.int64)
@@ -895,6 +945,95 @@ def search(
     return _answer(board, results, prefixes, depth, spent, limit, flags, started)
 
 
+SLICE = 1 << 22  # nodes an order walks in `_race` before the other's turn (about 50 ms)
+
+
+def _runner_up(board: Board) -> Board | None:
+    """The order of the second smallest estimate whose cells differ from `board`'s, or None."""
+    for name in sorted(board.estimates, key=lambda x: board.estimates[x][0]):
+        if name != board.order_name:
+            other = board.sibling(name)
+            if not np.array_equal(other.order, board.order):
+                return other
+    return None
+
+
+def _race(boards: list[Board], threads: int, max_nodes: int, seconds: float | None, started: float) -> Answer:
+    """The first board by whichever order finds it first: each order's whole tree walked in slices of
+    SLICE nodes, taking turns (round 1: order 0, order 1; round 2: ...); the winner is the first in that
+    schedule to find a board or to walk its tree to the end (a proof that there is none). On one thread
+    the schedule is run as it is; on two each order has a thread and walks on until a rival's finish
+    comes earlier in the schedule, so the winner, its board and the nodes reported (those the schedule
+    walks up to the winner's finish) are the same on any thread count. Why: where an order's first
+    board lies varies strongly by order, so two orders side by side find it sooner, on median, than one
+    tree split over two threads (issue 34)."""
+    k = len(boards)
+    states = [b.fresh_state() for b in boards]
+    cursors = [b.new_cursor(len(b.order)) for b in boards]
+    flags, progress = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    walked, finish = [0] * k, [None] * k  # finish[r]: (round, found, record)
+    best: list[tuple[int, int] | None] = [None]
+    lock = threading.Lock()
+
+    def turn(r: int, round_: int) -> bool:
+        """Order r's slice of this round; False when it is done (finished, beaten, stopped)."""
+        with lock:
+            if (best[0] is not None and (round_, r) > best[0]) or sum(walked) > max_nodes or flags[r]:
+                return False
+        b = boards[r]
+        status, found, nodes, record = b.walk(
+            states[r],
+            0,
+            len(b.order),
+            1,
+            SLICE - 1,
+            flags[r : r + 1],
+            progress[r : r + 1],
+            1,
+            cursor=cursors[r],
+        )
+        with lock:
+            walked[r] += nodes
+            if status == 1:
+                finish[r] = (round_, found, record)
+                best[0] = min(best[0] or (round_, r), (round_, r))
+            return status == -1
+
+    def run(r: int) -> None:
+        round_ = 1
+        while turn(r, round_):
+            round_ += 1
+
+    timer = threading.Timer(seconds, flags.fill, (1,)) if seconds is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    with interrupt.listen(lambda: flags.fill(1)):
+        try:
+            if min(threads, k) == 1:
+                live, round_ = list(range(k)), 1
+                while live:
+                    live = [r for r in live if turn(r, round_)]
+                    round_ += 1
+            else:
+                with ThreadPoolExecutor(max_workers=k) as pool:
+                    list(pool.map(run, range(k)))
+        finally:
+            if timer is not None:
+                timer.cancel()
+    elapsed = time.perf_counter() - started
+    if best[0] is None:  # out of time or nodes
+        reason = "seconds" if flags.any() else "max_nodes"
+        return Answer(0, [], sum(walked), elapsed, reason, boards[0].symmetry, 1, boards[0].order_name)
+    round_, w = best[0]
+    nodes = sum(walked[w] if r == w else SLICE * (round_ if r < w else round_ - 1) for r in range(k))
+    _, found, record = finish[w]
+    b = boards[w]
+    if not found:
+        return Answer(0, [], nodes, elapsed, "finished", b.symmetry, 1, b.order_name)
+    return Answer(b.symmetry, [b.board_of(record[0])], nodes, elapsed, "limit", b.symmetry, 1, b.order_name)
+
+
 def _run_jobs(
     job, results: dict, jobs: int, threads: int, limit: int, budget: int, flags, progress, bar
 ) -> None:
@@ -930,7 +1069,16 @@ def _answer(
             reason = "seconds" if flags[k] == 1 else "max_nodes"
             break
     elapsed = time.perf_counter() - started
-    return Answer(count * board.symmetry, boards, int(nodes), elapsed, reason, board.symmetry, len(prefixes))
+    return Answer(
+        count * board.symmetry,
+        boards,
+        int(nodes),
+        elapsed,
+        reason,
+        board.symmetry,
+        len(prefixes),
+        board.order_name,
+    )
 
 
 def _reached(results: dict[int, tuple], jobs: int) -> int | None:
