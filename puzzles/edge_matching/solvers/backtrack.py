@@ -338,12 +338,7 @@ def solve_exact(
     k = max(s.base + (max(s.z0 - s.b0 - s.o0, 0) + 1) // 2, proved)
     if k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
         answer = search(
-            Board(table, n, m, preplaced, order="auto"),  # two orders race to the first board
-            limit=1,
-            threads=threads,
-            max_nodes=max_nodes,
-            seconds=seconds,
-            portfolio=True,
+            Board(table, n, m, preplaced), limit=1, threads=threads, max_nodes=max_nodes, seconds=seconds
         )
         if answer.boards:
             piece, rot = answer.boards[0]

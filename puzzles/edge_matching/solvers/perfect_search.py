@@ -971,7 +971,8 @@ def _race(boards: list[Board], threads: int, max_nodes: int, seconds: float | No
     states = [b.fresh_state() for b in boards]
     cursors = [b.new_cursor(len(b.order)) for b in boards]
     flags, progress = np.zeros(k, np.int64), np.zeros(k, np.int64)
-    walked, finish = [0] * k, [None] * k  # finish[r]: (round, found, record)
+    walked = [0] * k
+    finish: list[tuple[int, int, np.ndarray] | None] = [None] * k  # (round, found, record)
     best: list[tuple[int, int] | None] = [None]
     lock = threading.Lock()
 
@@ -980,13 +981,14 @@ def _race(boards: list[Board], threads: int, max_nodes: int, seconds: float | No
         with lock:
             if (best[0] is not None and (round_, r) > best[0]) or sum(walked) > max_nodes or flags[r]:
                 return False
+            budget = min(SLICE - 1, max_nodes - sum(walked))  # the walk stops after budget + 1 nodes
         b = boards[r]
         status, found, nodes, record = b.walk(
             states[r],
             0,
             len(b.order),
             1,
-            SLICE - 1,
+            budget,
             flags[r : r + 1],
             progress[r : r + 1],
             1,
@@ -1027,7 +1029,7 @@ def _race(boards: list[Board], threads: int, max_nodes: int, seconds: float | No
         return Answer(0, [], sum(walked), elapsed, reason, boards[0].symmetry, 1, boards[0].order_name)
     round_, w = best[0]
     nodes = sum(walked[w] if r == w else SLICE * (round_ if r < w else round_ - 1) for r in range(k))
-    _, found, record = finish[w]
+    _, found, record = finish[w]  # type: ignore[misc]
     b = boards[w]
     if not found:
         return Answer(0, [], nodes, elapsed, "finished", b.symmetry, 1, b.order_name)
