@@ -468,7 +468,8 @@ def estimate_orders(
     left out of the dives). Why: on a given board orders differ by large factors, and a few thousand
     dives per order, a fraction of a second, tell them apart (`bench_exact_edge order`)."""
     names = [x for x in ORDERS if x != "short"] if names is None else names
-    estimates, seen = {}, {}
+    estimates: dict[str, tuple[float, float]] = {}
+    seen: dict[bytes, str] = {}
     for name in names:
         board = Board(table, n, m, preplaced, order=name, **settings)
         cells = board.order.tobytes()
