@@ -4,6 +4,7 @@ the rim, pre-placed pieces kept) and re-scored: 0 unmatched joins.
 
     python -m benchmarks.bench_exact_edge speed [--nodes 200000000] [--repeats 3]
     python -m benchmarks.bench_exact_edge tree [--nodes 200000000]
+    python -m benchmarks.bench_exact_edge order [--instances 5] [--nodes 200000000]
     python -m benchmarks.bench_exact_edge hardest [--instances 10] [--seconds 600] [--threads 2]
     python -m benchmarks.bench_exact_edge clues [--seconds 600]
     python -m benchmarks.bench_exact_edge none [--instances 5]
@@ -22,12 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import perfect_search_before as before_search
 from benchmarks.row_scan import first_board
 from benchmarks.timing import compare, report
 from experiments.tasks.colour_sweep import puzzle_for
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
-from puzzles.edge_matching.solvers.perfect_search import Board, search
+from puzzles.edge_matching.solvers.perfect_search import PROBES, Board, estimate_orders, search
 
 CLUES = "puzzles/data/eternity2/clue{}.txt"
 
@@ -41,25 +43,49 @@ def checked(puzzle, answer) -> str:
 
 
 def speed(args) -> None:
-    """Nodes per second on one core: the same cap, boards where neither side finishes."""
+    """Nodes per second on one core: the same cap, boards where no side finishes; today's walk against the
+    one before issue 34 (benchmarks/perfect_search_before.py) and the row scan before both."""
     boards = {
         "generated 7x7 (3 frame + 6 inner colours), #3": Eternity2Like(n=7, instance_seed=3),
         "generated 8x8 (3 frame + 8 inner colours), #0": Eternity2Like(n=8, instance_seed=0),
     }
     for name, p in boards.items():
-        print(f"\n{name}, capped at {args.nodes:,} nodes, one core")
-        board = Board(p.table, p.n, p.m, p.preplaced, order="rows", lookahead=False, symmetry=False)
+        print(f"\n{name}, capped at {args.nodes:,} nodes, one core, rows, no symmetry")
+        settings = {"order": "rows", "lookahead": False, "symmetry": False}
+        board = Board(p.table, p.n, p.m, p.preplaced, **settings)
+        before = before_search.Board(p.table, p.n, p.m, p.preplaced, **settings)
         timings = compare(
             {
-                "row scan (baseline)": lambda p=p: first_board(p.table, p.n, p.preplaced, args.nodes)[1],
-                "perfect_search rows": lambda b=board: (
+                "row scan": lambda p=p: first_board(p.table, p.n, p.preplaced, args.nodes)[1],
+                "perfect_search before issue 34 (baseline)": lambda b=before: (
+                    before_search.search(b, limit=1, threads=1, max_nodes=args.nodes).nodes
+                ),
+                "perfect_search now": lambda b=board: (
                     search(b, limit=1, threads=1, max_nodes=args.nodes).nodes
                 ),
             },
             repeats=args.repeats,
             clock=time.process_time,
         )
-        report(timings, "row scan (baseline)", work=args.nodes, unit="nodes")
+        report(
+            timings,
+            "perfect_search before issue 34 (baseline)",
+            work=args.nodes,
+            unit="nodes",
+            targets={"perfect_search now": "target >= 1.5x"},
+        )
+        print(f"  {_reads(board, args.nodes // 10)} (both walks read the same entries)")
+
+
+def _reads(board, nodes: int) -> str:
+    """Candidate entries read per node, and the share of them rejected because the piece is used (or is
+    a twin whose earlier twin is free), over the first `nodes` nodes of a first-board search."""
+    never, tally = np.zeros(1, np.int64), np.zeros(2, np.int64)
+    *_, walked, _ = board.walk(
+        board.fresh_state(), 0, len(board.order), 1, nodes, never, never.copy(), 1, tally
+    )
+    reads, blocked = tally
+    return f"{reads / walked:.2f} entries read per node, {blocked / reads:.0%} of them blocked"
 
 
 def graded() -> dict[str, EdgeMatching]:
@@ -124,6 +150,50 @@ def tree(args) -> None:
                 f" | {idea}: {answer.count} boards, {answer.nodes:,} nodes, {time.process_time() - t:.2f} s"
             )
         print(line, flush=True)
+
+
+def order(args) -> None:
+    """Per board and scan order: the tree size Knuth's random dives estimate (`estimate_orders`) against
+    the nodes actually walked, to the end of the tree (6 x 6: every board counted) or to the first board
+    (7 x 7, capped at --nodes); the order "auto" picks (the smallest estimate) and whether it was the best."""
+    picked_best, near, ratios = 0, 0, []
+    boards = [(f"e2-like 6x6 #{s}", Eternity2Like(n=6, instance_seed=s), None) for s in range(args.instances)]
+    boards += [(f"e2-like 7x7 #{s}", Eternity2Like(n=7, instance_seed=s), 1) for s in range(args.instances)]
+    for name, p, limit in boards:
+        t = time.process_time()
+        estimates = estimate_orders(p.table, p.n, p.m, p.preplaced)
+        spent = time.process_time() - t
+        actual = {}
+        for scan in estimates:
+            answer = search(
+                Board(p.table, p.n, p.m, p.preplaced, order=scan),
+                limit=limit,
+                threads=1,
+                max_nodes=args.nodes,
+            )
+            actual[scan] = answer.nodes if answer.stop_reason != "max_nodes" else float("inf")
+            checked(p, answer)
+        pick = min(estimates, key=lambda x: estimates[x][0])
+        best = min(actual.values())
+        what = "nodes to the end of the tree" if limit is None else "nodes to the first board"
+        print(f"\n{name}: estimated whole tree ({PROBES:,} dives per order, {spent:.2f} CPU s) vs {what}")
+        for scan, (mean, error) in sorted(estimates.items(), key=lambda x: x[1][0]):
+            real = f"{actual[scan]:,.0f}" if actual[scan] < float("inf") else f"> {args.nodes:,} (capped)"
+            mark = (" <- pick" if scan == pick else "") + (" (best)" if actual[scan] == best else "")
+            print(f"  {scan:12s} estimate {mean:10.3g} +- {error:8.2g}  actual {real}{mark}")
+        picked_best += actual[pick] == best
+        near += actual[pick] <= 1.1 * best
+        ratios.append(actual[pick] / best if best < float("inf") else float("nan"))
+        print(
+            f"  pick {pick}: {'the best' if actual[pick] == best else f'{ratios[-1]:.2f}x the best'}",
+            flush=True,
+        )
+    finite = [r for r in ratios if r == r and r < float("inf")]
+    print(
+        f"\npick was the best on {picked_best} of {len(boards)} boards, within 10% of the best on {near}; "
+        f"pick / best (boards whose pick finished): median {statistics.median(finite or [float('nan')]):.2f}x, "
+        f"worst {max(finite or [float('nan')]):.2f}x"
+    )
 
 
 def hardest(args) -> None:
@@ -221,6 +291,7 @@ def main() -> None:
     for name, fn in (
         ("speed", speed),
         ("tree", tree),
+        ("order", order),
         ("hardest", hardest),
         ("clues", clues),
         ("none", none),

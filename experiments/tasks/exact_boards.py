@@ -34,8 +34,10 @@ def answer_board(
 ) -> tuple[dict[str, Any], list]:
     """The board's figures (one table row) and the layouts of its first `draw` perfect boards."""
     started, cpu_started = time.perf_counter(), time.process_time()
-    board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced)
-    found = search(board, limit, max(draw, 1), threads, max_nodes, seconds, progress)
+    board = Board(
+        puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="auto"
+    )  # the smallest estimated tree
+    found = search(board, limit, max(draw, 1), threads, max_nodes, seconds, progress, portfolio=True)
     row: dict[str, Any] = {
         "rows": puzzle.n,
         "columns": puzzle.m,
@@ -43,6 +45,7 @@ def answer_board(
         "all_counted": found.complete,
         "symmetry": found.symmetry,
         "nodes": found.nodes,
+        "scan_order": found.order,  # the order that walked (found the first board, in a race)
         "stop_reason": found.stop_reason,
     }
     kept = [puzzle.layout(piece, turn) for piece, turn in found.boards]

@@ -52,16 +52,6 @@ KEY_CELLS = 1 << 22  # the most keys a candidate list may have; more known sides
 INNER, CW, CCW, IN = 0, 1, 2, 3  # kinds of side a turning piece offers (see `_side_kind`)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _key(d, colours, key_at, key_len, radix):
-    """The candidate-list key of the cell at depth d: its known neighbours' facing colours (`colours`:
-    `shown` read flat, key_at[d, j]: a neighbour's cell * 4 + its facing side)."""
-    key = 0
-    for j in range(key_len[d]):
-        key = key * radix + colours[key_at[d, j]]
-    return key
-
-
 @numba.njit(cache=True, nogil=True)
 def _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, sign):
     """Place (sign 1) or lift (sign -1) candidate i's colours in the look-ahead's books: sides leave (or
@@ -101,20 +91,46 @@ def _checked(i, d, cell, nb, shows, shown, check_side):
 
 @numba.njit(nogil=True, inline="always")
 def _walk(
-    geometry, lists, state, lookahead, first_depth, stop_depth, limit, max_nodes, stop, progress, record
+    geometry,
+    lists,
+    state,
+    lookahead,
+    tallied,
+    first_depth,
+    stop_depth,
+    limit,
+    max_nodes,
+    stop,
+    progress,
+    record,
+    tally,
+    cursor,
 ):
     """Depth-first search from `first_depth` (everything before it is placed) to `stop_depth`:
     (status, boards reached at stop_depth (up to `limit`), nodes). Status 1: the subtree is done or the
     limit reached; -1: out of nodes; -2: `stop[0]` was set (read every STOP_EVERY nodes, when the
     nodes walked so far are also written to `progress[0]`). record[k, :stop_depth]: the candidate
-    chosen at each depth on the k-th board reached (rows beyond record's length are not kept)."""
-    order, nb, need, key_at, key_len, check_side, check_len, base = geometry
+    chosen at each depth on the k-th board reached (rows beyond record's length are not kept).
+
+    Why it is fast (issue 34): a list ends in a sentinel entry whose piece is never blocked, so the scan
+    is one load and one test per entry (`blocked`: a piece used, or a twin whose earlier twin is not, kept
+    up to date on each placement rather than worked out per entry); a candidate's colours are read only
+    once its piece is free; one resume cursor per depth; the node cap and the stop flag share one test.
+    `tallied` (a constant, compiled apart): tally[0] += entries read, tally[1] += read and blocked."""
+    order, nb, need, key_at, key_weight, check_side, check_len, base = geometry
     starts, piece_of, turn_of, shows, side_kind, radix = lists
-    twin, used, shown, piece, chosen, supply, demand = state
-    colours = shown.reshape(-1)  # a view: `_key` reads it flat
-    nxt = np.zeros(stop_depth + 1, np.int64)
-    end = np.zeros(stop_depth + 1, np.int64)
-    d, nodes, found, fresh = first_depth, 0, 0, True
+    next_twin, blocked, shown, piece, chosen, supply, demand = state
+    colours = shown.reshape(-1)  # a view: the key reads it flat
+    sentinel = blocked.shape[0] - 1
+    nxt = cursor[3:]  # the resume cursor per depth
+    if cursor[0] == -2:  # the tree was walked to its end
+        return 1, cursor[2], 0
+    if cursor[0] < 0:
+        d, found, fresh = first_depth, 0, True
+    else:  # resume where the last call ran out of nodes (`_race`'s slices)
+        d, fresh, found = cursor[0], cursor[1] != 0, cursor[2]
+    nodes = 0
+    check_at = STOP_EVERY if max_nodes >= STOP_EVERY else max_nodes + 1
     while True:
         if d == stop_depth:
             if found < record.shape[0]:
@@ -128,18 +144,33 @@ def _walk(
             continue
         cell = order[d]
         if fresh:
-            key = base[d] + _key(d, colours, key_at, key_len, radix)
-            nxt[d], end[d] = starts[key], starts[key + 1]
-        placed, i, last, checks = False, nxt[d], end[d], check_len[d] > 0
-        while i < last:
-            i += 1  # candidate i - 1, kept in a register: the walk's hottest loop
-            p = piece_of[i - 1]
-            if used[p] or (twin[p] >= 0 and not used[twin[p]]):
+            key = base[d]  # no loop: a trip count varying by depth cost a mispredicted branch a node
+            key += colours[key_at[d, 0]] * key_weight[d, 0] + colours[key_at[d, 1]] * key_weight[d, 1]
+            key += colours[key_at[d, 2]] * key_weight[d, 2] + colours[key_at[d, 3]] * key_weight[d, 3]
+            i = starts[key]
+        else:
+            i = nxt[d]
+        placed, checks = False, check_len[d] > 0
+        while True:
+            p = piece_of[i]
+            i += 1
+            if tallied:
+                tally[0] += p != sentinel
+                tally[1] += blocked[p] != 0
+            if blocked[p]:
                 continue
+            if p == sentinel:
+                i -= 1  # stay on the sentinel: a cursor past it would read the next list
+                break
             if checks and not _checked(i - 1, d, cell, nb, shows, shown, check_side):
                 continue
-            used[p], chosen[d] = True, i - 1  # the board is read back from `chosen` (`Board.board_of`)
-            shown[cell] = shows[i - 1]
+            blocked[p] = 1
+            q = next_twin[p]
+            if q >= 0:
+                blocked[q] = 0  # its earlier twin is now used
+            chosen[d] = i - 1  # the board is read back from `chosen` (`Board.board_of`)
+            for s in range(4):
+                shown[cell, s] = shows[i - 1, s]
             if lookahead:
                 piece[cell] = p  # only the books read which cells are filled
                 if not _counts_hold(i - 1, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1):
@@ -149,36 +180,94 @@ def _walk(
             break
         nxt[d] = i
         nodes += 1
-        if nodes > max_nodes:
-            return -1, found, nodes
-        if nodes % STOP_EVERY == 0:
-            progress[0] = nodes
-            if stop[0] != 0:
-                return -2, found, nodes
         fresh = placed
         if placed:
             d += 1
         else:
             if d == first_depth:
-                return 1, found, nodes
+                cursor[0], cursor[2] = -2, found
+                return (-1 if nodes > max_nodes else 1), found, nodes
             d -= 1
             _lift(order[d], chosen[d], lists, nb, need, state, lookahead)
+        if nodes >= check_at:  # the node cap or a look at the stop flag, after the node: a call resumes
+            cursor[0], cursor[1], cursor[2] = d, fresh, found
+            if nodes > max_nodes:
+                return -1, found, nodes
+            if nodes % STOP_EVERY == 0:
+                progress[0] = nodes
+                if stop[0] != 0:
+                    return -2, found, nodes
+            after = (nodes // STOP_EVERY + 1) * STOP_EVERY
+            check_at = after if after <= max_nodes else max_nodes + 1
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk_plain(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
+def _walk_plain(
+    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally, cursor
+):
     """`_walk` without the look-ahead, compiled apart: a flag tested in the walk, even one always off,
     slowed it 2x; here it is a constant the compiler removes."""
     return _walk(
-        geometry, lists, state, False, first_depth, stop_depth, limit, max_nodes, stop, progress, record
+        geometry,
+        lists,
+        state,
+        False,
+        False,
+        first_depth,
+        stop_depth,
+        limit,
+        max_nodes,
+        stop,
+        progress,
+        record,
+        tally,
+        cursor,
     )
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk_books(geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record):
+def _walk_books(
+    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally, cursor
+):
     """`_walk` with the look-ahead's books."""
     return _walk(
-        geometry, lists, state, True, first_depth, stop_depth, limit, max_nodes, stop, progress, record
+        geometry,
+        lists,
+        state,
+        True,
+        False,
+        first_depth,
+        stop_depth,
+        limit,
+        max_nodes,
+        stop,
+        progress,
+        record,
+        tally,
+        cursor,
+    )
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_tallied(
+    geometry, lists, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, tally, cursor
+):
+    """`_walk` without the look-ahead, counting the entries it reads (`Board.tally`)."""
+    return _walk(
+        geometry,
+        lists,
+        state,
+        False,
+        True,
+        first_depth,
+        stop_depth,
+        limit,
+        max_nodes,
+        stop,
+        progress,
+        record,
+        tally,
+        cursor,
     )
 
 
@@ -187,11 +276,15 @@ def _lift(cell, i, lists, nb, need, state, lookahead):
     """Take candidate i off `cell`; the look-ahead's books first (they read which neighbours are empty:
     the same as when it was placed, since the walk lifts pieces in the reverse order it placed them)."""
     starts, piece_of, turn_of, shows, side_kind, radix = lists
-    twin, used, shown, piece, chosen, supply, demand = state
+    next_twin, blocked, shown, piece, chosen, supply, demand = state
     if lookahead:
         piece[cell] = NONE
         _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, -1)
-    used[piece_of[i]] = False  # its colours stay in `shown`: only filled cells' colours are read
+    p = piece_of[i]
+    blocked[p] = 0  # its colours stay in `shown`: only filled cells' colours are read
+    q = next_twin[p]
+    if q >= 0:
+        blocked[q] = 1  # unused, and its earlier twin is free again
 
 
 @numba.njit(cache=True, nogil=True)
@@ -199,10 +292,13 @@ def _replay(prefix, geometry, lists, state, lookahead):
     """Place a job's prefix (a candidate per depth, from `_walk`'s record) on a fresh board."""
     order, nb, need = geometry[0], geometry[1], geometry[2]
     piece_of, turn_of, shows, side_kind, radix = lists[1:]
-    twin, used, shown, piece, chosen, supply, demand = state
+    next_twin, blocked, shown, piece, chosen, supply, demand = state
     for d in range(prefix.shape[0]):
         i, cell = prefix[d], order[d]
-        piece[cell], used[piece_of[i]], chosen[d] = piece_of[i], True, i
+        p = piece_of[i]
+        piece[cell], blocked[p], chosen[d] = p, 1, i
+        if next_twin[p] >= 0:
+            blocked[next_twin[p]] = 0
         shown[cell] = shows[i]
         if lookahead:
             _counts_hold(i, cell, nb, piece, shows, side_kind, need, supply, demand, radix, 1)
@@ -282,6 +378,20 @@ def bands(n: int, m: int, height: int = 2) -> np.ndarray:
     )
 
 
+def _from_corner(scan, bottom: bool, right: bool):
+    """A scan started from another corner: the board reflected (n x m is kept, so a rectangle's
+    columns stay columns), the scan taken on it, and its cells mapped back."""
+
+    def order(n: int, m: int) -> np.ndarray:
+        r, c = np.divmod(scan(n, m), m)
+        return (n - 1 - r if bottom else r) * m + (m - 1 - c if right else c)
+
+    order.__doc__ = (
+        f"{scan.__name__} from the {'bottom' if bottom else 'top'}-{'right' if right else 'left'} corner."
+    )
+    return order
+
+
 ORDERS = {
     "short": short,
     "diagonal": diagonal,
@@ -290,7 +400,90 @@ ORDERS = {
     "columns": columns,
     "frame_first": frame_first,
     "spiral": spiral,
+    **{
+        f"{scan.__name__}_{corner}": _from_corner(scan, corner[0] == "b", corner[1] == "r")
+        for scan in (rows, columns)
+        for corner in ("tr", "bl", "br")
+    },
 }
+AUTO = "auto"  # Board's order chosen by `estimate_orders`: the smallest estimated tree
+PROBES = 20000  # random dives per order for `estimate_orders`
+PROBE_SEED = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _probe(geometry, lists, state, dives, seed):
+    """Knuth's estimate of the tree `_walk` would walk to its end: `dives` random root-to-leaf paths,
+    each a child drawn uniformly at every depth; a path's estimate is the sum, over its depths, of the
+    product of the branching factors above times (children + 1), the nodes `_walk` counts at a partial
+    board with that many children. Returns the mean (unbiased: the expected value is the tree's nodes)
+    and the standard error of the mean. Seeded: the same on every run (numba's generator, per thread)."""
+    order, nb, need, key_at, key_weight, check_side, check_len, base = geometry
+    starts, piece_of, turn_of, shows, side_kind, radix = lists
+    next_twin, blocked0, shown0, piece, chosen, supply, demand = state
+    np.random.seed(seed)
+    f = order.shape[0]
+    fits = np.zeros(piece_of.shape[0], np.int64)
+    total, squares = 0.0, 0.0
+    for _ in range(dives):
+        blocked, shown = blocked0.copy(), shown0.copy()
+        colours = shown.reshape(-1)
+        estimate, weight = 0.0, 1.0
+        for d in range(f):
+            cell = order[d]
+            key = base[d]
+            for j in range(4):
+                key += colours[key_at[d, j]] * key_weight[d, j]
+            k, i = 0, starts[key]
+            while piece_of[i] != blocked.shape[0] - 1:  # up to the sentinel
+                p = piece_of[i]
+                if not blocked[p] and (
+                    check_len[d] == 0 or _checked(i, d, cell, nb, shows, shown, check_side)
+                ):
+                    fits[k] = i
+                    k += 1
+                i += 1
+            estimate += weight * (k + 1)
+            if k == 0:
+                break
+            weight *= k
+            i = fits[np.random.randint(k)]
+            p = piece_of[i]
+            blocked[p] = 1
+            if next_twin[p] >= 0:
+                blocked[next_twin[p]] = 0
+            for s in range(4):
+                shown[cell, s] = shows[i, s]
+        total += estimate
+        squares += estimate * estimate
+    mean = total / dives
+    spread = max(squares / dives - mean * mean, 0.0)
+    return mean, np.sqrt(spread / dives)
+
+
+def estimate_orders(
+    table, n: int, m: int, preplaced=None, names=None, dives: int = PROBES, seed: int = PROBE_SEED, **settings
+) -> dict[str, tuple[float, float]]:
+    """{order: (estimated nodes of its whole tree, standard error)} for each order in `names` (all of
+    ORDERS but `short`, which is rows or columns) by `_probe`; `settings` go to Board (the look-ahead is
+    left out of the dives). Why: on a given board orders differ by large factors, and a few thousand
+    dives per order, a fraction of a second, tell them apart (`bench_exact_edge order`)."""
+    names = [x for x in ORDERS if x != "short"] if names is None else names
+    estimates: dict[str, tuple[float, float]] = {}
+    seen: dict[bytes, str] = {}
+    for name in names:
+        board = Board(table, n, m, preplaced, order=name, **settings)
+        cells = board.order.tobytes()
+        if cells in seen:  # the same cells in the same order (a square's rows and a band, say)
+            estimates[name] = estimates[seen[cells]]
+            continue
+        seen[cells] = name
+        if not board.consistent or len(board.order) == 0:
+            estimates[name] = (0.0, 0.0)
+            continue
+        mean, error = _probe(board.geometry(), board.lists(), board.fresh_state(), dives, seed)
+        estimates[name] = (float(mean), float(error))
+    return estimates
 
 
 def _side_kind(pattern: int, s: int, turns: int) -> int:
@@ -310,6 +503,28 @@ def _side_kind(pattern: int, s: int, turns: int) -> int:
         a = grey[0] if (grey[0] + 1) % 4 == grey[1] else grey[1]  # greys on a and a + 1
         return {(a + 2) % 4: CW, (a + 3) % 4: CCW}.get(s, -1)
     return -1
+
+
+def _sentinel_lists(counts: list[np.ndarray], entries: list[np.ndarray], pieces: int):
+    """(starts, entries) laid out for the walk: each group's lists (`counts` entries per key, `entries` in
+    key order) one after another, each ended by a sentinel entry (piece `pieces`, never blocked); an
+    empty list starts at the shared sentinel, entry 0. starts[group base + key]: where a list starts."""
+    sentinel = np.array([[pieces, 0]], np.int64)
+    starts, laid, at = [], [sentinel], 1
+    for count, entry in zip(counts, entries, strict=True):
+        ends = np.cumsum(count)
+        first = ends - count
+        listed = count > 0
+        group_starts = np.zeros(len(count), np.int64)
+        group_starts[listed] = (
+            at + first[listed] + np.cumsum(listed)[listed] - 1
+        )  # a sentinel per list before
+        starts.append(group_starts)
+        for k in np.flatnonzero(listed):
+            laid += [entry[first[k] : ends[k]], sentinel]
+        at += len(entry) + int(listed.sum())
+    pairs = np.concatenate(laid).astype(np.int64)
+    return (np.concatenate(starts) if starts else np.zeros(0, np.int64)), pairs
 
 
 def _classes(table: np.ndarray, free: np.ndarray) -> np.ndarray:
@@ -337,6 +552,7 @@ class Answer:
     stop_reason: str
     symmetry: int = 1
     jobs: int = 1
+    order: str = ""  # the scan order whose walk found the first board (or proved there is none)
 
     @property
     def complete(self) -> bool:
@@ -356,7 +572,8 @@ class Board:
         table: table[p, r, s], the colour side s of piece p shows in its r-th allowed turn (1 or 4 turns).
         n, m: rows and columns; cells are row-major.
         preplaced: rows (cell, piece, turn) that stay.
-        order: a name in ORDERS.
+        order: a name in ORDERS, or "auto": the one of the smallest estimated tree (`estimate_orders`,
+            kept in `estimates`; about a second on an 8 x 8).
         lookahead: keep the colour books (never on thin boards, where sides have no kind). Off by
             default: on the graded set it cuts nodes by about a tenth and costs 3x the time a node
             (`python -m benchmarks.bench_exact_edge tree`).
@@ -378,6 +595,12 @@ class Board:
             raise InputError(
                 f"need an ({n * m}, 1 or 4, 4) turn table for a {n} x {m} board, got {table.shape}"
             )
+        self.preplaced, self.lookahead_wanted, self.symmetry_wanted = preplaced, lookahead, symmetry
+        self.estimates: dict[str, tuple[float, float]] = {}
+        if order == AUTO:
+            settings = {"lookahead": lookahead, "symmetry": symmetry}
+            self.estimates = estimate_orders(table, n, m, preplaced, **settings)
+            order = min(self.estimates, key=lambda x: self.estimates[x][0])
         if order not in ORDERS:
             raise InputError(f"unknown scan order {order!r}; choose one of: {', '.join(ORDERS)}")
         self.table, self.n, self.m, self.turns = table, n, m, table.shape[1]
@@ -390,8 +613,15 @@ class Board:
         self.used[given[:, 1]] = True
         self.shown = np.full((n * m, 4), NONE, np.int64)
         self.shown[given[:, 0]] = table[given[:, 1], given[:, 2]]
+        self.order_name = order
         self.order = np.array([x for x in ORDERS[order](n, m) if self.piece[x] == NONE], np.int64)
         self.twin = _classes(table, ~self.used)
+        self.next_twin = np.full(len(table), NONE, np.int64)  # the twin after each piece
+        self.next_twin[self.twin[self.twin >= 0]] = np.flatnonzero(self.twin >= 0)
+        self.blocked = np.zeros(len(table) + 1, np.uint8)  # used, or a twin whose earlier twin is free;
+        self.blocked[:-1] = self.used | (
+            (self.twin >= 0) & ~self.used[np.maximum(self.twin, 0)]
+        )  # + sentinel
         self.symmetry, self.banned = self._symmetry(symmetry and len(given) == 0)
         self.radix = int(table.max()) + 1
         orients, self.cell_pattern = grey_patterns(table, n, m)
@@ -453,6 +683,7 @@ class Board:
         position[self.order] = np.arange(f)
         self.key_at = np.zeros((f, 4), np.int64)  # the neighbours' sides whose colours key the list
         self.key_len = np.zeros(f, np.int64)
+        self.key_weight = np.zeros((f, 4), np.int64)  # the key: the sum of those colours times these
         self.check_side = np.full((f, 4), -1, np.int64)
         self.check_len = np.zeros(f, np.int64)
         self.base = np.zeros(f, np.int64)
@@ -470,6 +701,7 @@ class Board:
             checked = known[len(keyed) :]
             self.key_len[d] = len(keyed)
             self.key_at[d, : len(keyed)] = 4 * self.nb[x, keyed] + (np.array(keyed, np.int64) + 2) % 4
+            self.key_weight[d, : len(keyed)] = self.radix ** np.arange(len(keyed) - 1, -1, -1)
             self.check_len[d], self.check_side[d, : len(checked)] = len(checked), checked
             group = (int(self.cell_pattern[x]), tuple(keyed))
             if group not in groups:
@@ -485,18 +717,16 @@ class Board:
                 keys = self.radix ** len(keyed)
                 order = np.argsort(key, kind="stable")
                 counts = np.bincount(key, minlength=keys)
-                starts.append(np.cumsum(counts) - counts)  # relative; shifted below
+                starts.append(counts)
                 entries.append(np.stack([p[order], r[order]], axis=1))
                 size += keys
             self.base[d] = groups[group]
-        shift = np.cumsum([0] + [len(e) for e in entries])
-        self.starts = np.concatenate([s + shift[k] for k, s in enumerate(starts)] + [[shift[-1]]]).astype(
-            np.int64
-        )
-        pairs = np.concatenate(entries) if entries else np.zeros((0, 2), np.int64)
-        self.piece_of, self.turn_of = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
-        self.shows = table[self.piece_of, self.turn_of]
-        self.entry_kind = np.maximum(self.side_kinds[orient_pattern[self.piece_of, self.turn_of]], 0)
+        self.starts, pairs = _sentinel_lists(starts, entries, len(table))
+        self.piece_of, self.turn_of = pairs[:, 0].copy(), pairs[:, 1].copy()
+        self.shows = table[self.piece_of % len(table), self.turn_of]
+        self.shows[self.piece_of == len(table)] = 0  # a sentinel shows nothing
+        kinds = self.side_kinds[orient_pattern[self.piece_of % len(table), self.turn_of]]
+        self.entry_kind = np.maximum(kinds, 0)
 
     def _distinct(self, p: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The (piece, turn) pairs given, without a turn that shows the same colours as an earlier one."""
@@ -515,7 +745,8 @@ class Board:
         self.demand = np.zeros(kinds * self.radix, np.int64)
         first: dict[int, int] = {}
         for i, p in enumerate(self.piece_of):
-            first.setdefault(int(p), i)
+            if p < len(self.table):  # not a sentinel
+                first.setdefault(int(p), i)
         for i in first.values():
             for s in range(4):
                 if self.shows[i, s]:
@@ -551,7 +782,7 @@ class Board:
             self.nb,
             self.need,
             self.key_at,
-            self.key_len,
+            self.key_weight,
             self.check_side,
             self.check_len,
             self.base,
@@ -571,13 +802,26 @@ class Board:
         """A job's own copy of everything the walk changes."""
         f = len(self.order)
         return (
-            self.twin,
-            self.used.copy(),
+            self.next_twin,
+            self.blocked.copy(),
             self.shown.copy(),
             self.piece.copy(),
             np.zeros(max(f, 1), np.int64),
             self.supply.copy(),
             self.demand.copy(),
+        )
+
+    @staticmethod
+    def new_cursor(depth: int) -> np.ndarray:
+        """A walk's place, to resume it: [depth (-1: not started), fresh, boards found, a cursor per depth]."""
+        cursor = np.zeros(depth + 4, np.int64)
+        cursor[0] = -1
+        return cursor
+
+    def sibling(self, order: str) -> Board:
+        """The same board and settings, scanned in another order (for `search`'s race)."""
+        return Board(
+            self.table, self.n, self.m, self.preplaced, order, self.lookahead_wanted, self.symmetry_wanted
         )
 
     def board_of(self, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -586,10 +830,27 @@ class Board:
         piece[self.order], turn[self.order] = self.piece_of[chosen], self.turn_of[chosen]
         return piece, turn
 
-    def walk(self, state, first: int, depth: int, limit: int, max_nodes: int, stop, progress, keep: int):
-        """`_walk` on this board; returns (status, boards reached, nodes, record)."""
+    def walk(
+        self,
+        state,
+        first: int,
+        depth: int,
+        limit: int,
+        max_nodes: int,
+        stop,
+        progress,
+        keep: int,
+        tally=None,
+        cursor=None,
+    ):
+        """`_walk` on this board; returns (status, boards reached, nodes, record). `tally` (2 int64s, no
+        look-ahead): the entries read and those blocked are added to it (a slower walk, to measure).
+        `cursor` (`new_cursor`): where the walk stopped, so that the next call with it (and the same
+        state) resumes there."""
+        cursor = self.new_cursor(depth) if cursor is None else cursor
         record = np.zeros((keep, max(depth, 1)), np.int64)
-        status, found, nodes = (_walk_books if self.lookahead else _walk_plain)(
+        walk = _walk_books if self.lookahead else _walk_plain if tally is None else _walk_tallied
+        status, found, nodes = walk(
             self.geometry(),
             self.lists(),
             state,
@@ -600,6 +861,8 @@ class Board:
             stop,
             progress,
             record,
+            tally if tally is not None else np.zeros(2, np.int64),
+            cursor,
         )
         return status, found, nodes, record[: min(found, keep)]
 
@@ -620,9 +883,12 @@ def search(
     max_nodes: int | None = None,
     seconds: float | None = None,
     show_progress: bool = False,
+    portfolio: bool = False,
 ) -> Answer:
     """Every perfect board (or at least `limit`), keeping the first `keep`; see the module docstring.
-    `show_progress`: a bar of the jobs done (a count can take minutes).
+    `show_progress`: a bar of the jobs done (a count can take minutes). `portfolio`: for a first board
+    (limit 1) on a board whose order was chosen by estimate (order "auto"), race the two best orders
+    (`_race`) instead of splitting one tree; a count or a proof asked for still splits one tree.
 
     The tree is split into JOBS jobs (`_split`) on any number of threads, so the answer and its nodes
     are the same on any number: a job after the one that reaches `limit` is stopped, and its nodes are
@@ -636,8 +902,14 @@ def search(
     )  # each stands for its turns
     max_nodes = max_nodes if max_nodes is not None else np.iinfo(np.int64).max
     f = len(board.order)
+    if portfolio and limit == 1 and board.consistent and f > 0:
+        second = _runner_up(board)
+        if second is not None:
+            return _race([board, second], threads, max_nodes, seconds, started)
     if not board.consistent:
-        return Answer(0, [], 0, time.perf_counter() - started, "finished", board.symmetry)
+        return Answer(
+            0, [], 0, time.perf_counter() - started, "finished", board.symmetry, order=board.order_name
+        )
     depth, prefixes, spent = _split(board, f)
     flags = np.zeros(max(len(prefixes), 1), np.int64)  # per job: 1 time is up, 2 not needed, 3 node cap
     progress = np.zeros(max(len(prefixes), 1), np.int64)
@@ -675,6 +947,97 @@ def search(
     return _answer(board, results, prefixes, depth, spent, limit, flags, started)
 
 
+SLICE = 1 << 22  # nodes an order walks in `_race` before the other's turn (about 50 ms)
+
+
+def _runner_up(board: Board) -> Board | None:
+    """The order of the second smallest estimate whose cells differ from `board`'s, or None."""
+    for name in sorted(board.estimates, key=lambda x: board.estimates[x][0]):
+        if name != board.order_name:
+            other = board.sibling(name)
+            if not np.array_equal(other.order, board.order):
+                return other
+    return None
+
+
+def _race(boards: list[Board], threads: int, max_nodes: int, seconds: float | None, started: float) -> Answer:
+    """The first board by whichever order finds it first: each order's whole tree walked in slices of
+    SLICE nodes, taking turns (round 1: order 0, order 1; round 2: ...); the winner is the first in that
+    schedule to find a board or to walk its tree to the end (a proof that there is none). On one thread
+    the schedule is run as it is; on two each order has a thread and walks on until a rival's finish
+    comes earlier in the schedule, so the winner, its board and the nodes reported (those the schedule
+    walks up to the winner's finish) are the same on any thread count. Why: where an order's first
+    board lies varies strongly by order, so two orders side by side find it sooner, on median, than one
+    tree split over two threads (issue 34)."""
+    k = len(boards)
+    states = [b.fresh_state() for b in boards]
+    cursors = [b.new_cursor(len(b.order)) for b in boards]
+    flags, progress = np.zeros(k, np.int64), np.zeros(k, np.int64)
+    walked = [0] * k
+    finish: list[tuple[int, int, np.ndarray] | None] = [None] * k  # (round, found, record)
+    best: list[tuple[int, int] | None] = [None]
+    lock = threading.Lock()
+
+    def turn(r: int, round_: int) -> bool:
+        """Order r's slice of this round; False when it is done (finished, beaten, stopped)."""
+        with lock:
+            if (best[0] is not None and (round_, r) > best[0]) or sum(walked) > max_nodes or flags[r]:
+                return False
+            budget = min(SLICE - 1, max_nodes - sum(walked))  # the walk stops after budget + 1 nodes
+        b = boards[r]
+        status, found, nodes, record = b.walk(
+            states[r],
+            0,
+            len(b.order),
+            1,
+            budget,
+            flags[r : r + 1],
+            progress[r : r + 1],
+            1,
+            cursor=cursors[r],
+        )
+        with lock:
+            walked[r] += nodes
+            if status == 1:
+                finish[r] = (round_, found, record)
+                best[0] = min(best[0] or (round_, r), (round_, r))
+            return status == -1
+
+    def run(r: int) -> None:
+        round_ = 1
+        while turn(r, round_):
+            round_ += 1
+
+    timer = threading.Timer(seconds, flags.fill, (1,)) if seconds is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    with interrupt.listen(lambda: flags.fill(1)):
+        try:
+            if min(threads, k) == 1:
+                live, round_ = list(range(k)), 1
+                while live:
+                    live = [r for r in live if turn(r, round_)]
+                    round_ += 1
+            else:
+                with ThreadPoolExecutor(max_workers=k) as pool:
+                    list(pool.map(run, range(k)))
+        finally:
+            if timer is not None:
+                timer.cancel()
+    elapsed = time.perf_counter() - started
+    if best[0] is None:  # out of time or nodes
+        reason = "seconds" if flags.any() else "max_nodes"
+        return Answer(0, [], sum(walked), elapsed, reason, boards[0].symmetry, 1, boards[0].order_name)
+    round_, w = best[0]
+    nodes = sum(walked[w] if r == w else SLICE * (round_ if r < w else round_ - 1) for r in range(k))
+    _, found, record = finish[w]  # type: ignore[misc]
+    b = boards[w]
+    if not found:
+        return Answer(0, [], nodes, elapsed, "finished", b.symmetry, 1, b.order_name)
+    return Answer(b.symmetry, [b.board_of(record[0])], nodes, elapsed, "limit", b.symmetry, 1, b.order_name)
+
+
 def _run_jobs(
     job, results: dict, jobs: int, threads: int, limit: int, budget: int, flags, progress, bar
 ) -> None:
@@ -710,7 +1073,16 @@ def _answer(
             reason = "seconds" if flags[k] == 1 else "max_nodes"
             break
     elapsed = time.perf_counter() - started
-    return Answer(count * board.symmetry, boards, int(nodes), elapsed, reason, board.symmetry, len(prefixes))
+    return Answer(
+        count * board.symmetry,
+        boards,
+        int(nodes),
+        elapsed,
+        reason,
+        board.symmetry,
+        len(prefixes),
+        board.order_name,
+    )
 
 
 def _reached(results: dict[int, tuple], jobs: int) -> int | None:
