@@ -39,7 +39,7 @@ import numba
 import numpy as np
 
 from core import Construction, ConstructivePuzzle, InputError
-from puzzles.edge_matching.solvers.beam import alarm, grey_patterns
+from puzzles.edge_matching.solvers.beam import Prepared, alarm, grey_patterns
 from puzzles.edge_matching.solvers.greedy import DC, DR, BoardBuilder
 
 BLACKWOOD = (201, 206, 211, 216, 221, 225, 229, 233, 237, 239)  # break unlock depths on 256 cells
@@ -47,6 +47,8 @@ RESTART_NODES = 50_000_000  # placements per restart, by default
 DEFAULT_MAX_NODES = 200_000_000  # the node budget when no time limit is given
 COMPLETE_EVERY = 1 << 17  # placements between two greedy completions at a restart's deepest depth
 STOP_EVERY = 1 << 12  # placements between two looks at the stop flag
+FINISH_WIDTH = 1000  # the beam that completes each restart's deepest partial board
+FINISH_LOCK = threading.Lock()
 TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
 
 
@@ -260,12 +262,10 @@ def _restart(geometry, lists, allow, board0, node_cap, seed, stop, hist, out_bes
                 if fixed[i] >= 0:
                     j[i], mid[i], end[i] = 0, 1, 1
                 else:
-                    y = cells[i]
                     lc = col[board[left[i]], 2] if left[i] >= 0 else 0
                     bc = col[board[bottom[i]], 1] if bottom[i] >= 0 else 0
                     k = (pat[i] * radix + lc) * radix + bc
                     j[i], mid[i], end[i] = kstart[k], kmid[k], kend[k]
-                    board[y] = -1
             if nodes >= node_cap:
                 break
             if nodes % STOP_EVERY == 0 and stop[0] != 0:
@@ -402,7 +402,20 @@ class Tables:
         )
         unlock = default_schedule(depth) if schedule is None else schedule
         self.allow = np.searchsorted(np.array(unlock, np.int64), np.arange(depth), "right").astype(np.int64)
-        self.board0 = board0
+        self.board0, self.table = board0, table
+
+    def finish(self, partial: np.ndarray, width: int, seed: int) -> tuple[np.ndarray, int] | None:
+        """(board, unmatched joins) of a beam of `width` over the empty cells of `partial` (its
+        placed pieces pre-placed), or None when the beam refuses the board. One beam at a time: the
+        beam's kernel runs numba's parallel layer, which threads may not enter together."""
+        cells = np.flatnonzero(partial >= 0)
+        given = np.stack([cells, partial[cells] // self.turns, partial[cells] % self.turns], axis=1)
+        with FINISH_LOCK:
+            try:
+                run = Prepared(self.table, self.n, given, "rows", self.m).run(width, seed, None)
+            except InputError:
+                return None
+        return run.board, run.unmatched
 
     def restart(self, node_cap: int, seed: int, stop: np.ndarray) -> RestartRun:
         """One restart (see `_restart`)."""
@@ -412,7 +425,16 @@ class Tables:
             self.geometry, self.lists, self.allow, self.board0, node_cap, seed, stop, hist, best_board, deep_board
         )
         found = best < (1 << 30)
-        return RestartRun(best_board if found else None, int(best), int(nodes), int(deep), int(deep_brk), bool(exhausted), hist)
+        return RestartRun(
+            best_board if found else None,
+            int(best),
+            int(nodes),
+            int(deep),
+            int(deep_brk),
+            bool(exhausted),
+            hist,
+            deep_board,
+        )
 
 
 @dataclass
@@ -428,6 +450,7 @@ class RestartRun:
     deepest_breaks: int
     exhausted: bool
     hist: np.ndarray
+    deep_board: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -465,6 +488,8 @@ class Breaks(BoardBuilder):
         schedule: depths at which the next break unlocks (null: Blackwood's, scaled to the board);
             [] allows none.
         restart_nodes: placements per restart.
+        finish_width: the width of the beam that completes each restart's deepest partial board (0:
+            only the greedy completion); its placements are not counted as nodes.
         max_nodes: the run's placements; null: none under a time limit (the time is the budget), else
             DEFAULT_MAX_NODES.
         threads: restarts run at once.
@@ -482,6 +507,7 @@ class Breaks(BoardBuilder):
         tail: int | None = None,
         schedule: list[int] | None = None,
         restart_nodes: int = RESTART_NODES,
+        finish_width: int = FINISH_WIDTH,
         max_nodes: int | None = None,
         threads: int = 1,
     ):
@@ -493,12 +519,23 @@ class Breaks(BoardBuilder):
         for name, value in (("restart_nodes", restart_nodes), ("max_nodes", max_nodes), ("threads", threads)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise InputError(f"optimizer.{name} must be a whole number >= 1, got {value!r}")
-        self.seed, self.order, self.tail = seed, order, tail
+        if isinstance(finish_width, bool) or not isinstance(finish_width, int) or finish_width < 0:
+            raise InputError(f"optimizer.finish_width must be a whole number >= 0, got {finish_width!r}")
+        self.seed, self.order, self.tail, self.finish_width = seed, order, tail, finish_width
         self.restart_nodes, self.max_nodes, self.threads = restart_nodes, max_nodes, threads
         self.name = "breaks"
 
     def seeded(self, seed: int) -> Breaks:
-        return Breaks(seed, self.order, self.tail, self.schedule, self.restart_nodes, self.max_nodes, self.threads)
+        return Breaks(
+            seed,
+            self.order,
+            self.tail,
+            self.schedule,
+            self.restart_nodes,
+            self.finish_width,
+            self.max_nodes,
+            self.threads,
+        )
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         warm_up()
@@ -534,6 +571,10 @@ class Breaks(BoardBuilder):
                     if cap <= 0:
                         return
                     run = tables.restart(cap, self.seed * 1_000_003 + k, stop)
+                    if self.finish_width and run.deepest < tables.cells_count:
+                        finished = tables.finish(run.deep_board, self.finish_width, self.seed)
+                        if finished is not None and finished[1] < run.unmatched:
+                            run.board, run.unmatched = finished
                     with lock:
                         state["nodes"] += run.nodes
                         hist[:] += run.hist
