@@ -376,7 +376,11 @@ class Tables:
                         keys.append((k * radix + lc) * radix + other)
                         breaks.append(1)
                         members.append(o)
-        key_a, brk_a, mem_a = np.array(keys, np.int64), np.array(breaks, np.int64), np.array(members, np.int64)
+        key_a, brk_a, mem_a = (
+            np.array(keys, np.int64),
+            np.array(breaks, np.int64),
+            np.array(members, np.int64),
+        )
         sort = np.lexsort((mem_a, brk_a, key_a))
         key_a, brk_a, mem_a = key_a[sort], brk_a[sort], mem_a[sort]
         n_keys = len(patterns) * radix * radix
@@ -420,9 +424,21 @@ class Tables:
     def restart(self, node_cap: int, seed: int, stop: np.ndarray) -> RestartRun:
         """One restart (see `_restart`)."""
         hist = np.zeros(self.cells_count, np.int64)
-        best_board, deep_board = np.full(self.cells_count, -1, np.int64), np.full(self.cells_count, -1, np.int64)
+        best_board, deep_board = (
+            np.full(self.cells_count, -1, np.int64),
+            np.full(self.cells_count, -1, np.int64),
+        )
         nodes, best, deep, deep_brk, exhausted = _restart(
-            self.geometry, self.lists, self.allow, self.board0, node_cap, seed, stop, hist, best_board, deep_board
+            self.geometry,
+            self.lists,
+            self.allow,
+            self.board0,
+            node_cap,
+            seed,
+            stop,
+            hist,
+            best_board,
+            deep_board,
         )
         found = best < (1 << 30)
         return RestartRun(
@@ -455,10 +471,12 @@ class RestartRun:
 
 @dataclass(frozen=True)
 class BreaksConstruction(Construction):
-    """A `Construction` with the search's profile: placements by depth (`depth_nodes`, the benchmark's
+    """A `Construction` with the search's own count of its board's unmatched joins (`unmatched`) and
+    its profile: placements by depth (`depth_nodes`, the benchmark's
     "where the nodes go"), the deepest depth reached, the restarts run and the anytime curve
     (`history`: seconds, nodes, unmatched joins at each new best board)."""
 
+    unmatched: int = 0
     depth_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     deepest: int = 0
     restarts: int = 0
@@ -549,8 +567,16 @@ class Breaks(BoardBuilder):
         tables = Tables(puzzle, self.order, self.tail, self.schedule)
         budget = self.max_nodes or (DEFAULT_MAX_NODES if seconds is None else None)
         lock = threading.Lock()
-        state: dict = {"next": 0, "best": None, "score": 1 << 30, "key": (1 << 30, 0), "nodes": 0,
-                       "deepest": 0, "done": False, "history": []}
+        state: dict = {
+            "next": 0,
+            "best": None,
+            "score": 1 << 30,
+            "key": (1 << 30, 0),
+            "nodes": 0,
+            "deepest": 0,
+            "done": False,
+            "history": [],
+        }
         hist = np.zeros(tables.cells_count, np.int64)
 
         def cap_of(k: int) -> int:
@@ -616,6 +642,7 @@ class Breaks(BoardBuilder):
             reason,
             None,
             note,
+            unmatched=int(state["score"]),
             depth_nodes=hist,
             deepest=state["deepest"],
             restarts=state["next"],
