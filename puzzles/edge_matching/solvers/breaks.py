@@ -15,9 +15,10 @@ What is in it (the project's own code, after the public descriptions in issue 33
   * candidate tables keyed by (cell kind, left colour, bottom colour): the exact fits first, then the
     fits with one break; never a break on a join along the rim (a frame colour); a join with a
     pre-placed piece above or to the right is checked per candidate; at most one break per cell;
-  * a break schedule by depth: the depths at which the next break unlocks (default Blackwood's
-    201, 206, ..., 239 for 256 cells, scaled by the board's cells); once a complete board with b
-    breaks is found, only boards with fewer are looked for;
+  * a break schedule by depth: the depths at which the next break unlocks (default SCHEDULE,
+    Verhaard's 12 and four more, for 256 cells, scaled by the board's cells; Blackwood's 10 left the
+    search too shallow for 60 s); once a complete board with b breaks is found, only boards with fewer
+    are looked for;
   * restarts: each reshuffles the candidate lists (the opening included) from its own seed and stops
     after `restart_nodes` placements; a partial board at the restart's deepest depth is completed
     greedily (every free cell, in order, takes the free piece matching most of its neighbours), so the
@@ -42,7 +43,11 @@ from core import Construction, ConstructivePuzzle, InputError
 from puzzles.edge_matching.solvers.beam import Prepared, alarm, grey_patterns
 from puzzles.edge_matching.solvers.greedy import DC, DR, BoardBuilder
 
-BLACKWOOD = (201, 206, 211, 216, 221, 225, 229, 233, 237, 239)  # break unlock depths on 256 cells
+BLACKWOOD = (201, 206, 211, 216, 221, 225, 229, 233, 237, 239)  # his unlock depths on 256 cells (470)
+# The default: Verhaard's 468 array (12 breaks by depth 240) and one more every 3 cells to the end. On
+# the official set, 60 s on one core, seed 0: 459 matched joins, nodes peaking at depth 194; Blackwood's
+# 10 breaks gave 457 and a peak at depth 160 (too few breaks for 60 s: the search stays shallow).
+SCHEDULE = (193, 202, 209, 214, 218, 222, 226, 229, 232, 235, 238, 240, 243, 246, 249, 252)
 RESTART_NODES = 50_000_000  # placements per restart, by default
 DEFAULT_MAX_NODES = 200_000_000  # the node budget when no time limit is given
 COMPLETE_EVERY = 1 << 17  # placements between two greedy completions at a restart's deepest depth
@@ -52,9 +57,9 @@ FINISH_LOCK = threading.Lock()
 TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
 
 
-def default_schedule(cells: int) -> list[int]:
-    """Blackwood's unlock depths scaled from 256 cells to `cells`."""
-    return [int(round(d * cells / 256)) for d in BLACKWOOD]
+def default_schedule(cells: int, unlock: Sequence[int] = SCHEDULE) -> list[int]:
+    """Unlock depths for 256 cells (SCHEDULE by default) scaled to `cells`."""
+    return [int(round(d * cells / 256)) for d in unlock]
 
 
 def default_tail(n: int) -> int:
@@ -503,7 +508,7 @@ class Breaks(BoardBuilder):
         seed: seeds restart k with seed * 1_000_003 + k (its list shuffle).
         order: rows, teeth or staircase (see ORDERS).
         tail: the top rows filled as block and teeth (null: 5 of 16 rows, scaled).
-        schedule: depths at which the next break unlocks (null: Blackwood's, scaled to the board);
+        schedule: depths at which the next break unlocks (null: SCHEDULE, scaled to the board);
             [] allows none.
         restart_nodes: placements per restart.
         finish_width: the width of the beam that completes each restart's deepest partial board (0:
