@@ -1,0 +1,655 @@
+"""A backtracker with scheduled breaks for edge-matching boards with a grey frame (issue 33, item 1).
+
+Why: the strongest public Eternity II boards (Verhaard 2008, Blackwood 2021: 470 of 480 joins) came
+from depth-first search that must match every join early and may leave a few joins unmatched
+("breaks") only late in the fill, a cumulative allowance that grows with the depth. A beam keeps the
+boards that are cheapest so far; this search keeps the early board perfect, which leaves more of the
+pieces that fit each other for the hard last rows.
+
+What is in it (the project's own code, after the public descriptions in issue 33):
+
+  * fill order (`ORDERS`): rows from the bottom up, each left to right, then the top `tail` rows as a
+    block (the first `tail` columns row by row), vertical teeth (a column of `tail` cells at a time)
+    and, for `staircase`, the last `tail` columns by anti-diagonals. Every cell's left and bottom
+    neighbours come before it (or are off the board), so those two sides key its candidates;
+  * candidate tables keyed by (cell kind, left colour, bottom colour): the exact fits first, then the
+    fits with one break; never a break on a join along the rim (a frame colour); a join with a
+    pre-placed piece above or to the right is checked per candidate; at most one break per cell;
+  * a break schedule by depth: the depths at which the next break unlocks (default SCHEDULE,
+    Verhaard's 12 and four more, for 256 cells, scaled by the board's cells; Blackwood's 10 left the
+    search too shallow for 60 s); once a complete board with b breaks is found, only boards with fewer
+    are looked for;
+  * restarts: each reshuffles the candidate lists (the opening included) from its own seed and stops
+    after `restart_nodes` placements; a partial board at the restart's deepest depth is completed
+    greedily (every free cell, in order, takes the free piece matching most of its neighbours), so the
+    best board is always complete and legal (anytime);
+  * threads run independent restarts (the kernel releases the GIL); work counts nodes (placements).
+    Restart k's seed and node cap depend on k alone, so a node budget gives the same board on any
+    number of threads.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+from core import Construction, ConstructivePuzzle, InputError
+from puzzles.edge_matching.solvers.beam import Prepared, alarm, grey_patterns
+from puzzles.edge_matching.solvers.greedy import DC, DR, BoardBuilder
+
+BLACKWOOD = (201, 206, 211, 216, 221, 225, 229, 233, 237, 239)  # his unlock depths on 256 cells (470)
+# The default: Verhaard's 468 array (12 breaks by depth 240) and one more every 3 cells to the end. On
+# the official set, 60 s on one core, seed 0: 459 matched joins, nodes peaking at depth 194; Blackwood's
+# 10 breaks gave 457 and a peak at depth 160 (too few breaks for 60 s: the search stays shallow).
+SCHEDULE = (193, 202, 209, 214, 218, 222, 226, 229, 232, 235, 238, 240, 243, 246, 249, 252)
+RESTART_NODES = 50_000_000  # placements per restart, by default
+DEFAULT_MAX_NODES = 200_000_000  # the node budget when no time limit is given
+COMPLETE_EVERY = 1 << 17  # placements between two greedy completions at a restart's deepest depth
+STOP_EVERY = 1 << 12  # placements between two looks at the stop flag
+FINISH_WIDTH = 1000  # the beam that completes each restart's deepest partial board
+FINISH_LOCK = threading.Lock()
+TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
+
+
+def default_schedule(cells: int, unlock: Sequence[int] = SCHEDULE) -> list[int]:
+    """Unlock depths for 256 cells (SCHEDULE by default) scaled to `cells`."""
+    return [int(round(d * cells / 256)) for d in unlock]
+
+
+def default_tail(n: int) -> int:
+    """Rows filled by teeth on n rows: 5 on 16, scaled, at least 1."""
+    return max(1, min(n, int(round(TAIL * n))))
+
+
+def _top_block(n: int, m: int, tail: int, stair: int) -> list[int]:
+    """The top `tail` rows: a block of the first `tail` columns row by row bottom-up, then a column
+    (tooth) at a time bottom-up, then the last `stair` columns by anti-diagonals."""
+    block = [r * m + c for r in range(tail - 1, -1, -1) for c in range(min(tail, m))]
+    teeth = [r * m + c for c in range(min(tail, m), m - stair) for r in range(tail - 1, -1, -1)]
+    first = max(m - stair, min(tail, m))
+    cells = [(r, c) for r in range(tail) for c in range(first, m)]
+    cells.sort(key=lambda rc: ((rc[1] - first) + (tail - 1 - rc[0]), rc[1]))
+    return block + teeth + [r * m + c for r, c in cells]
+
+
+def rows(n: int, m: int, tail: int) -> np.ndarray:
+    """Rows from the bottom up, each left to right."""
+    return np.array([r * m + c for r in range(n - 1, -1, -1) for c in range(m)], np.int64)
+
+
+def teeth(n: int, m: int, tail: int) -> np.ndarray:
+    """Rows bottom-up up to the top `tail` rows, then a block and vertical teeth (`_top_block`)."""
+    body = [r * m + c for r in range(n - 1, tail - 1, -1) for c in range(m)]
+    return np.array(body + _top_block(n, m, tail, 0), np.int64)
+
+
+def staircase(n: int, m: int, tail: int) -> np.ndarray:
+    """As `teeth`, the last `tail` columns of the top rows by anti-diagonals (Blackwood's shape)."""
+    body = [r * m + c for r in range(n - 1, tail - 1, -1) for c in range(m)]
+    return np.array(body + _top_block(n, m, tail, min(tail, max(m - tail, 0))), np.int64)
+
+
+ORDERS = {"rows": rows, "teeth": teeth, "staircase": staircase}
+
+
+def check_schedule(schedule: object) -> list[int]:
+    """The schedule as a sorted list of ints, or a one-line InputError."""
+    if not isinstance(schedule, Sequence) or isinstance(schedule, str):
+        raise InputError(
+            f"optimizer.schedule must be a list of depths (whole numbers >= 0) at which a break unlocks, "
+            f"or null for the default; got {schedule!r}"
+        )
+    for d in schedule:
+        if isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 0:
+            raise InputError(
+                f"optimizer.schedule must be a list of depths (whole numbers >= 0) at which a break "
+                f"unlocks; {d!r} is not one"
+            )
+    return sorted(int(d) for d in schedule)
+
+
+@numba.njit(cache=True, nogil=True)
+def _complete(board, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start):
+    """Fill every empty cell of `board` (orient per cell, -1: empty), in the order `cells`, with the
+    free orient of its kind matching most placed neighbours; return its unmatched inner joins (-1 when
+    some cell had no piece of its kind left)."""
+    used = np.zeros(piece_of.max() + 1, np.bool_)
+    for x in range(board.shape[0]):
+        if board[x] >= 0:
+            used[piece_of[board[x]]] = True
+    for x in cells:
+        if board[x] >= 0:
+            continue
+        best, best_cost = -1, 5
+        p = cell_pat[x]
+        for j in range(pat_start[p], pat_start[p + 1]):
+            o = pat_orients[j]
+            if used[piece_of[o]]:
+                continue
+            cost = 0
+            for s in range(4):
+                y = nb[x, s]
+                if y >= 0 and board[y] >= 0:
+                    a, b = col[o, s], col[board[y], (s + 2) % 4]
+                    cost += (a != b) | (a == 0)
+            if cost < best_cost:
+                best, best_cost = o, cost
+                if cost == 0:
+                    break
+        if best < 0:
+            return -1
+        board[x] = best
+        used[piece_of[best]] = True
+    return _unmatched(board, col, nb)
+
+
+@numba.njit(cache=True, nogil=True)
+def _unmatched(board, col, nb):
+    """Unmatched inner joins of a full board (each join read from its left or top cell)."""
+    bad = 0
+    for x in range(board.shape[0]):
+        for s in (2, 3):
+            y = nb[x, s]
+            if y >= 0:
+                a, b = col[board[x], s], col[board[y], s - 2]
+                bad += (a != b) | (a == 0)
+    return bad
+
+
+@numba.njit(cache=True, nogil=True)
+def _restart(geometry, lists, allow, board0, node_cap, seed, stop, hist, out_best, out_deep):
+    """One restart of the depth-first search; (nodes, best unmatched, deepest depth, its breaks,
+    exhausted). out_best gets the best complete board found (complete or completed greedily),
+    out_deep the deepest partial; hist[d] counts the placements at depth d.
+
+    At depth i the board has cells order[:i] filled (and the pre-placed ones); the cell's candidates
+    are the list of its (kind, left, bottom) key, exact fits in [start, mid), one-break fits in
+    [mid, end), reshuffled from `seed`; breaks so far may not pass allow[i], nor the best complete
+    board's breaks minus one."""
+    cells, left, bottom, pat, fixed, req_top, req_right, top_brk, right_brk, nb, cell_pat = geometry
+    col, piece_of, entries0, kstart, kmid, kend, radix, pat_orients, pat_start = lists
+    np.random.seed(seed)
+    entries = entries0.copy()
+    for k in range(kstart.shape[0]):  # shuffle each key's exact part and break part
+        for a, b in ((kstart[k], kmid[k]), (kmid[k], kend[k])):
+            for t in range(b - a - 1, 0, -1):
+                r = a + np.random.randint(t + 1)
+                entries[a + t], entries[r] = entries[r], entries[a + t]
+    depth = cells.shape[0]
+    board = board0.copy()
+    used = np.zeros(piece_of.max() + 1, np.bool_)
+    for x in range(board.shape[0]):
+        if board[x] >= 0:
+            used[piece_of[board[x]]] = True
+    j, mid, end = np.zeros(depth, np.int64), np.zeros(depth, np.int64), np.zeros(depth, np.int64)
+    brk = np.zeros(depth + 1, np.int64)
+    scratch = np.empty_like(board)
+    nodes, since, cap = 0, 0, 1 << 30
+    best, deep, deep_brk, deep_seen = 1 << 30, -1, 0, -1
+    exhausted = False
+    i = 0
+    # enter depth 0
+    if fixed[0] >= 0:
+        j[0], mid[0], end[0] = 0, 1, 1
+    else:
+        lc = col[board[left[0]], 2] if left[0] >= 0 else 0
+        bc = col[board[bottom[0]], 1] if bottom[0] >= 0 else 0
+        k = (pat[0] * radix + lc) * radix + bc
+        j[0], mid[0], end[0] = kstart[k], kmid[k], kend[k]
+    while True:
+        x = cells[i]
+        placed = False
+        limit = min(allow[i], cap)
+        base = brk[i]
+        if fixed[i] >= 0:
+            if j[i] == 0:
+                j[i] = 1
+                brk[i + 1] = base
+                placed = True
+        else:
+            stop_at = end[i] if base < limit else mid[i]
+            while j[i] < stop_at:
+                o = entries[j[i]]
+                cost = 1 if j[i] >= mid[i] else 0
+                j[i] += 1
+                p = piece_of[o]
+                if used[p]:
+                    continue
+                if req_top[i] >= 0 and col[o, 1] != req_top[i]:
+                    if not top_brk[i]:
+                        continue
+                    cost += 1
+                if req_right[i] >= 0 and col[o, 2] != req_right[i]:
+                    if not right_brk[i]:
+                        continue
+                    cost += 1
+                if cost > 1 or base + cost > limit:
+                    continue
+                board[x] = o
+                used[p] = True
+                brk[i + 1] = base + cost
+                nodes += 1
+                since += 1
+                hist[i] += 1
+                placed = True
+                break
+        if placed:
+            i += 1
+            if i > deep or (i == deep and brk[i] < deep_brk):
+                deep, deep_brk = i, brk[i]
+                out_deep[:] = board
+            if i == depth:
+                score = _unmatched(board, col, nb)
+                if score < best:
+                    best = score
+                    out_best[:] = board
+                cap = brk[i] - 1
+                i -= 1
+                if fixed[i] < 0:
+                    used[piece_of[board[cells[i]]]] = False
+                    board[cells[i]] = -1
+                if best == 0:
+                    break
+            else:
+                if i >= deep_seen and (i > deep_seen or since >= COMPLETE_EVERY):
+                    deep_seen, since = i, 0
+                    scratch[:] = board
+                    score = _complete(scratch, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start)
+                    if 0 <= score < best:
+                        best = score
+                        out_best[:] = scratch
+                if fixed[i] >= 0:
+                    j[i], mid[i], end[i] = 0, 1, 1
+                else:
+                    lc = col[board[left[i]], 2] if left[i] >= 0 else 0
+                    bc = col[board[bottom[i]], 1] if bottom[i] >= 0 else 0
+                    k = (pat[i] * radix + lc) * radix + bc
+                    j[i], mid[i], end[i] = kstart[k], kmid[k], kend[k]
+            if nodes >= node_cap:
+                break
+            if nodes % STOP_EVERY == 0 and stop[0] != 0:
+                break
+        else:
+            i -= 1
+            if i < 0:
+                exhausted = True
+                break
+            if fixed[i] < 0:
+                used[piece_of[board[cells[i]]]] = False
+                board[cells[i]] = -1
+    return nodes, best, deep, deep_brk, exhausted
+
+
+def neighbours(n: int, m: int) -> np.ndarray:
+    """nb[x, s]: the cell across side s (left, top, right, bottom) of cell x, -1 off the board."""
+    nb = np.full((n * m, 4), -1, np.int64)
+    for x in range(n * m):
+        r, c = divmod(x, m)
+        for s in range(4):
+            rr, cc = r + DR[s], c + DC[s]
+            if 0 <= rr < n and 0 <= cc < m:
+                nb[x, s] = rr * m + cc
+    return nb
+
+
+class Tables:
+    """A board's kernel tables, built once for every restart: the order's geometry per depth, the
+    candidate lists and the schedule (allowed breaks per depth)."""
+
+    def __init__(self, puzzle: ConstructivePuzzle, order: str, tail: int | None, schedule: list[int] | None):
+        table = np.ascontiguousarray(puzzle.table, dtype=np.int64)
+        n, m = puzzle.n, puzzle.m
+        pieces, turns = table.shape[0], table.shape[1]
+        self.n, self.m, self.turns, self.cells_count = n, m, turns, n * m
+        col = table.reshape(pieces * turns, 4)
+        piece_of = np.repeat(np.arange(pieces), turns)
+        orient_pat, cell_pattern = grey_patterns(table, n, m)
+        given = np.asarray(puzzle.preplaced if puzzle.preplaced is not None else [], np.int64).reshape(-1, 3)
+        board0 = np.full(n * m, -1, np.int64)
+        board0[given[:, 0]] = given[:, 1] * turns + given[:, 2]
+        free = np.ones(pieces, np.bool_)
+        free[given[:, 1]] = False
+        patterns, cell_pat = np.unique(cell_pattern, return_inverse=True)
+        open_cells = board0 < 0
+        for k, pattern in enumerate(patterns):  # every kind of cell needs as many pieces of its kind
+            fit = len(np.unique(piece_of[(orient_pat == pattern) & free[piece_of]]))
+            need = int(((cell_pat == k) & open_cells).sum())
+            if fit < need:
+                raise InputError(
+                    f"optimizer=breaks needs a piece whose grey sides face out for every border cell; only "
+                    f"{fit} pieces fit the {need} cells of one kind: use optimizer=sa_compiled"
+                )
+        tail = default_tail(n) if tail is None else min(tail, n)
+        cells = ORDERS[order](n, m, tail)
+        nb = neighbours(n, m)
+        position = np.empty(n * m, np.int64)
+        position[cells] = np.arange(n * m)
+        radix = int(table.max()) + 1
+        # geometry per depth
+        depth = n * m
+        left, bottom = nb[cells, 0], nb[cells, 3]
+        assert ((left < 0) | (position[np.maximum(left, 0)] < np.arange(depth))).all()
+        assert ((bottom < 0) | (position[np.maximum(bottom, 0)] < np.arange(depth))).all()
+        rr, cc = np.divmod(cells, m)
+        fixed = board0[cells]
+        req_top, req_right = np.full(depth, -1, np.int64), np.full(depth, -1, np.int64)
+        for i, x in enumerate(cells):
+            if fixed[i] >= 0:
+                continue
+            top, right = nb[x, 1], nb[x, 2]
+            if top >= 0 and board0[top] >= 0:
+                req_top[i] = col[board0[top], 3]
+            if right >= 0 and board0[right] >= 0:
+                req_right[i] = col[board0[right], 0]
+        top_brk = (cc > 0) & (cc < m - 1)  # a vertical join along the left or right rim never breaks
+        right_brk = (rr > 0) & (rr < n - 1)  # nor a horizontal one along the top or bottom rim
+        self.geometry = (
+            cells,
+            left,
+            bottom,
+            cell_pat[cells].astype(np.int64),
+            fixed,
+            req_top,
+            req_right,
+            top_brk,
+            right_brk,
+            nb,
+            cell_pat.astype(np.int64),
+        )
+        # candidate lists: key (kind, left colour, bottom colour); exact fits, then one-break fits
+        keys, breaks, members = [], [], []
+        for k, pattern in enumerate(patterns):
+            left_may = not (pattern & 0b1010)  # no break on a horizontal join of the top or bottom rim
+            bottom_may = not (pattern & 0b0101)  # nor a vertical one of the left or right rim
+            for o in np.flatnonzero((orient_pat == pattern) & free[piece_of]):
+                lc, bc = int(col[o, 0]), int(col[o, 3])
+                keys.append((k * radix + lc) * radix + bc)
+                breaks.append(0)
+                members.append(o)
+                for other in range(1, radix):
+                    if left_may and lc != 0 and other != lc:
+                        keys.append((k * radix + other) * radix + bc)
+                        breaks.append(1)
+                        members.append(o)
+                    if bottom_may and bc != 0 and other != bc:
+                        keys.append((k * radix + lc) * radix + other)
+                        breaks.append(1)
+                        members.append(o)
+        key_a, brk_a, mem_a = (
+            np.array(keys, np.int64),
+            np.array(breaks, np.int64),
+            np.array(members, np.int64),
+        )
+        sort = np.lexsort((mem_a, brk_a, key_a))
+        key_a, brk_a, mem_a = key_a[sort], brk_a[sort], mem_a[sort]
+        n_keys = len(patterns) * radix * radix
+        kstart = np.searchsorted(key_a, np.arange(n_keys), "left").astype(np.int64)
+        kend = np.searchsorted(key_a, np.arange(n_keys), "right").astype(np.int64)
+        kmid = np.searchsorted(key_a * 2 + brk_a, np.arange(n_keys) * 2 + 1, "left").astype(np.int64)
+        by_pat = np.argsort(orient_pat, kind="stable")
+        pat_orients, pat_start = [], [0]
+        for pattern in patterns:
+            chosen = [o for o in by_pat if orient_pat[o] == pattern and free[piece_of[o]]]
+            pat_orients += chosen
+            pat_start.append(len(pat_orients))
+        self.lists = (
+            col.astype(np.int64),
+            piece_of.astype(np.int64),
+            mem_a,
+            kstart,
+            kmid,
+            kend,
+            radix,
+            np.array(pat_orients, np.int64),
+            np.array(pat_start, np.int64),
+        )
+        unlock = default_schedule(depth) if schedule is None else schedule
+        self.allow = np.searchsorted(np.array(unlock, np.int64), np.arange(depth), "right").astype(np.int64)
+        self.board0, self.table = board0, table
+
+    def finish(self, partial: np.ndarray, width: int, seed: int) -> tuple[np.ndarray, int] | None:
+        """(board, unmatched joins) of a beam of `width` over the empty cells of `partial` (its
+        placed pieces pre-placed), or None when the beam refuses the board. One beam at a time: the
+        beam's kernel runs numba's parallel layer, which threads may not enter together."""
+        cells = np.flatnonzero(partial >= 0)
+        given = np.stack([cells, partial[cells] // self.turns, partial[cells] % self.turns], axis=1)
+        with FINISH_LOCK:
+            try:
+                run = Prepared(self.table, self.n, given, "rows", self.m).run(width, seed, None)
+            except InputError:
+                return None
+        return run.board, run.unmatched
+
+    def restart(self, node_cap: int, seed: int, stop: np.ndarray) -> RestartRun:
+        """One restart (see `_restart`)."""
+        hist = np.zeros(self.cells_count, np.int64)
+        best_board, deep_board = (
+            np.full(self.cells_count, -1, np.int64),
+            np.full(self.cells_count, -1, np.int64),
+        )
+        nodes, best, deep, deep_brk, exhausted = _restart(
+            self.geometry,
+            self.lists,
+            self.allow,
+            self.board0,
+            node_cap,
+            seed,
+            stop,
+            hist,
+            best_board,
+            deep_board,
+        )
+        found = best < (1 << 30)
+        return RestartRun(
+            best_board if found else None,
+            int(best),
+            int(nodes),
+            int(deep),
+            int(deep_brk),
+            bool(exhausted),
+            hist,
+            deep_board,
+        )
+
+
+@dataclass
+class RestartRun:
+    """A restart's outcome: its best complete board (orients per cell; None: none) and unmatched joins,
+    the placements it made, its deepest depth and that partial's breaks, whether it walked its whole
+    tree, and its placements by depth."""
+
+    board: np.ndarray | None
+    unmatched: int
+    nodes: int
+    deepest: int
+    deepest_breaks: int
+    exhausted: bool
+    hist: np.ndarray
+    deep_board: np.ndarray
+
+
+@dataclass(frozen=True)
+class BreaksConstruction(Construction):
+    """A `Construction` with the search's own count of its board's unmatched joins (`unmatched`) and
+    its profile: placements by depth (`depth_nodes`, the benchmark's
+    "where the nodes go"), the deepest depth reached, the restarts run and the anytime curve
+    (`history`: seconds, nodes, unmatched joins at each new best board)."""
+
+    unmatched: int = 0
+    depth_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    deepest: int = 0
+    restarts: int = 0
+    history: tuple[tuple[float, int, int], ...] = ()
+
+
+def warm_up() -> None:
+    """Compile the kernels (or load numba's cache) on a 2 x 2 board, off the run's clock."""
+    if _restart.signatures:
+        return
+
+    class Tiny:
+        n = m = 2
+        table = np.array([[[0, 0, 1, 1]], [[1, 0, 0, 1]], [[0, 1, 1, 0]], [[1, 1, 0, 0]]], np.int64)
+        preplaced = np.zeros((0, 3), np.int64)
+
+    Tables(Tiny(), "rows", None, []).restart(100, 0, np.zeros(1, np.int64))  # type: ignore[arg-type]
+
+
+class Breaks(BoardBuilder):
+    """The scheduled-break backtracker as a constructive solver (see the module).
+
+    Args:
+        seed: seeds restart k with seed * 1_000_003 + k (its list shuffle).
+        order: rows, teeth or staircase (see ORDERS).
+        tail: the top rows filled as block and teeth (null: 5 of 16 rows, scaled).
+        schedule: depths at which the next break unlocks (null: SCHEDULE, scaled to the board);
+            [] allows none.
+        restart_nodes: placements per restart.
+        finish_width: the width of the beam that completes each restart's deepest partial board (0:
+            only the greedy completion); its placements are not counted as nodes.
+        max_nodes: the run's placements; null: none under a time limit (the time is the budget), else
+            DEFAULT_MAX_NODES.
+        threads: restarts run at once.
+
+    Its work counts placements (nodes).
+    """
+
+    work_unit = "node"
+    rectangles = True
+
+    def __init__(
+        self,
+        seed: int = 0,
+        order: str = "staircase",
+        tail: int | None = None,
+        schedule: list[int] | None = None,
+        restart_nodes: int = RESTART_NODES,
+        finish_width: int = FINISH_WIDTH,
+        max_nodes: int | None = None,
+        threads: int = 1,
+    ):
+        if order not in ORDERS:
+            raise InputError(f"optimizer.order must be one of {', '.join(ORDERS)}, got {order!r}")
+        if tail is not None and (isinstance(tail, bool) or not isinstance(tail, int) or tail < 1):
+            raise InputError(f"optimizer.tail must be a whole number >= 1 (or null), got {tail!r}")
+        self.schedule = None if schedule is None else check_schedule(schedule)
+        for name, value in (("restart_nodes", restart_nodes), ("max_nodes", max_nodes), ("threads", threads)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise InputError(f"optimizer.{name} must be a whole number >= 1, got {value!r}")
+        if isinstance(finish_width, bool) or not isinstance(finish_width, int) or finish_width < 0:
+            raise InputError(f"optimizer.finish_width must be a whole number >= 0, got {finish_width!r}")
+        self.seed, self.order, self.tail, self.finish_width = seed, order, tail, finish_width
+        self.restart_nodes, self.max_nodes, self.threads = restart_nodes, max_nodes, threads
+        self.name = "breaks"
+
+    def seeded(self, seed: int) -> Breaks:
+        return Breaks(
+            seed,
+            self.order,
+            self.tail,
+            self.schedule,
+            self.restart_nodes,
+            self.finish_width,
+            self.max_nodes,
+            self.threads,
+        )
+
+    def warm_up(self, puzzle: ConstructivePuzzle) -> None:
+        warm_up()
+
+    def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> BreaksConstruction:
+        """The best complete board of the restarts within `seconds` (or the node budget), checked."""
+        started = time.perf_counter()
+        puzzle = self._require(puzzle)
+        if seconds is not None:
+            warm_up()
+        tables = Tables(puzzle, self.order, self.tail, self.schedule)
+        budget = self.max_nodes or (DEFAULT_MAX_NODES if seconds is None else None)
+        lock = threading.Lock()
+        state: dict = {
+            "next": 0,
+            "best": None,
+            "score": 1 << 30,
+            "key": (1 << 30, 0),
+            "nodes": 0,
+            "deepest": 0,
+            "done": False,
+            "history": [],
+        }
+        hist = np.zeros(tables.cells_count, np.int64)
+
+        def cap_of(k: int) -> int:
+            if budget is None:
+                return self.restart_nodes
+            return max(0, min(self.restart_nodes, budget - k * self.restart_nodes))
+
+        with alarm(None if seconds is None else seconds - (time.perf_counter() - started)) as stop:
+
+            def worker() -> None:
+                while stop[0] == 0:
+                    with lock:
+                        if state["done"]:
+                            return
+                        k = state["next"]
+                        state["next"] += 1
+                    cap = cap_of(k)
+                    if cap <= 0:
+                        return
+                    run = tables.restart(cap, self.seed * 1_000_003 + k, stop)
+                    if self.finish_width and run.deepest < tables.cells_count:
+                        finished = tables.finish(run.deep_board, self.finish_width, self.seed)
+                        if finished is not None and finished[1] < run.unmatched:
+                            run.board, run.unmatched = finished
+                    with lock:
+                        state["nodes"] += run.nodes
+                        hist[:] += run.hist
+                        state["deepest"] = max(state["deepest"], run.deepest)
+                        if run.board is not None and (run.unmatched, k) < state["key"]:
+                            state["key"] = (run.unmatched, k)
+                            improved = run.unmatched < state["score"]
+                            state["best"], state["score"] = run.board, run.unmatched
+                            if improved:
+                                elapsed = time.perf_counter() - started
+                                state["history"].append((elapsed, state["nodes"], run.unmatched))
+                        if run.exhausted or run.unmatched == 0:
+                            state["done"] = True  # the whole tree is walked (or a perfect board found)
+
+            threads = max(1, self.threads)
+            if threads == 1:
+                worker()
+            else:
+                with ThreadPoolExecutor(max_workers=threads) as pool:
+                    for future in [pool.submit(worker) for _ in range(threads)]:
+                        future.result()
+            timed_out = stop[0] != 0
+        board = state["best"]
+        if board is None:  # no restart ran long enough to place a piece: complete the empty board
+            board = tables.board0.copy()
+            col, piece_of, *_, pat_orients, pat_start = tables.lists
+            cells, nb, cell_pat = tables.geometry[0], tables.geometry[9], tables.geometry[10]
+            state["score"] = _complete(board, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start)
+        reason = "finished" if state["done"] else ("seconds" if timed_out else "max_nodes")
+        layout = puzzle.layout(board // tables.turns, board % tables.turns)
+        peak = int(np.argmax(hist)) if hist.any() else 0
+        note = (
+            f"breaks: {state['next']} restarts, {state['nodes']:,} nodes, deepest {state['deepest']} of "
+            f"{tables.cells_count}, nodes peak at depth {peak}; best {state['score']} unmatched joins"
+        )
+        return BreaksConstruction(
+            layout,
+            state["nodes"],
+            reason,
+            None,
+            note,
+            unmatched=int(state["score"]),
+            depth_nodes=hist,
+            deepest=state["deepest"],
+            restarts=state["next"],
+            history=tuple(state["history"]),
+        )

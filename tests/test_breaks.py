@@ -1,0 +1,192 @@
+"""The scheduled-break backtracker (optimizer=breaks): legal boards, honest scores, the schedule kept,
+a perfect board found with no breaks, the same board from the same seed, one-line refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+
+from core import InputError
+from experiments.run import run_task, setup
+from experiments.schema import CONFIG_DIR
+from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.solvers.breaks import BLACKWOOD, ORDERS, Breaks, Tables, default_schedule
+
+
+def _like(n, m=None, seed=0, hints=(), frame=2, inner=4):
+    return Eternity2Like(n=n, m=m, frame_colours=frame, inner_colours=inner, instance_seed=seed, hints=hints)
+
+
+def _shown(puzzle, layout):
+    """Each cell's colours [left, top, right, bottom], read from the puzzle's turn table."""
+    return puzzle.table[layout.piece, layout.rotation].reshape(puzzle.n, puzzle.m, 4)
+
+
+def _unmatched(puzzle, layout):
+    """Inner joins whose sides differ or are grey, counted apart from the solver's and puzzle's code."""
+    shown = _shown(puzzle, layout)
+    across = (shown[:, :-1, 2] != shown[:, 1:, 0]) | (shown[:, :-1, 2] == 0)
+    down = (shown[:-1, :, 3] != shown[1:, :, 1]) | (shown[:-1, :, 3] == 0)
+    return int(across.sum() + down.sum())
+
+
+def _assert_legal(puzzle, layout, hints):
+    """Every piece once, the hints where they were, grey exactly on the rim."""
+    assert sorted(layout.piece.tolist()) == list(range(puzzle.n * puzzle.m))
+    for cell, piece, turn in hints:
+        assert (layout.piece[cell], layout.rotation[cell]) == (piece, turn)
+    shown = _shown(puzzle, layout)
+    rim = np.zeros_like(shown, dtype=bool)
+    rim[:, 0, 0] = rim[0, :, 1] = rim[:, -1, 2] = rim[-1, :, 3] = True
+    assert ((shown == 0) == rim).all()
+
+
+@pytest.mark.parametrize("n, m", [(16, 16), (7, 10), (10, 7), (3, 3), (4, 9)])
+@pytest.mark.parametrize("order", sorted(ORDERS))
+def test_every_order_fills_each_cell_once_after_its_left_and_bottom_neighbours(n, m, order):
+    cells = ORDERS[order](n, m, max(1, round(5 * n / 16)))
+    assert sorted(cells.tolist()) == list(range(n * m))
+    position = np.empty(n * m, int)
+    position[cells] = np.arange(n * m)
+    for x in range(n * m):
+        r, c = divmod(x, m)
+        if c > 0:
+            assert position[x - 1] < position[x]
+        if r < n - 1:
+            assert position[x + m] < position[x]
+
+
+def test_the_default_schedule_is_verhaards_and_more_on_256_cells_and_scales():
+    assert default_schedule(256)[:12] == [193, 202, 209, 214, 218, 222, 226, 229, 232, 235, 238, 240]
+    assert default_schedule(64, BLACKWOOD) == [50, 52, 53, 54, 55, 56, 57, 58, 59, 60]
+
+
+@pytest.mark.parametrize(
+    "puzzle, hints",
+    [
+        (_like(8, hints=([3, 4],)), None),
+        (_like(6, 9, seed=2), None),
+        (Eternity2(), None),
+    ],
+    ids=["8x8 hint", "6x9", "eternity2"],
+)
+def test_the_board_is_legal_and_scored_as_the_puzzle_scores_it(puzzle, hints):
+    built = Breaks(seed=1, max_nodes=300_000, restart_nodes=100_000, finish_width=50).construct(puzzle)
+    _assert_legal(puzzle, built.layout, puzzle.preplaced.tolist())
+    unmatched = _unmatched(puzzle, built.layout)
+    assert built.unmatched == unmatched == puzzle.score_layout(built.layout)["unmatched_edges"]
+    assert built.work == int(built.depth_nodes.sum()) <= 300_000
+    assert built.stop_reason in ("max_nodes", "finished")
+
+
+@pytest.mark.parametrize("n, m, seed", [(5, 5, 0), (6, 6, 1), (5, 7, 3)])
+def test_with_no_breaks_it_finds_a_perfect_board(n, m, seed):
+    puzzle = _like(n, m, seed=seed)
+    built = Breaks(schedule=[], restart_nodes=5_000_000, max_nodes=20_000_000).construct(puzzle)
+    assert built.unmatched == _unmatched(puzzle, built.layout) == 0
+    assert built.stop_reason == "finished"
+
+
+@pytest.mark.parametrize("schedule", [[20, 28, 30], [10, 30], [0, 33, 34, 35]])
+def test_the_searchs_complete_boards_keep_the_schedule(schedule):
+    """Count the breaks of every complete board the depth-first search reached (its deepest board)
+    by depth: at most the schedule's allowance, at most one per cell, none along the rim."""
+    puzzle = _like(6, seed=4, inner=5)
+    tables = Tables(puzzle, "staircase", None, schedule)
+    allowed = np.searchsorted(schedule, np.arange(36), "right")
+    reached = 0
+    for k in range(6):
+        run = tables.restart(200_000, k, np.zeros(1, np.int64))
+        if run.deepest < 36:
+            continue
+        reached += 1
+        board, order = run.deep_board, tables.geometry[0]
+        shown = tables.table.reshape(-1, 4)[board]
+        placed, total = set(), 0
+        for depth, x in enumerate(order):
+            r, c = divmod(int(x), 6)
+            here = 0
+            for s, (dr, dc) in enumerate([(0, -1), (-1, 0), (0, 1), (1, 0)]):
+                y = (r + dr) * 6 + c + dc
+                if not (0 <= r + dr < 6 and 0 <= c + dc < 6) or y not in placed:
+                    continue
+                bad = shown[x, s] != shown[y, (s + 2) % 4]
+                along_rim = (s in (0, 2) and r in (0, 5)) or (s in (1, 3) and c in (0, 5))
+                assert not (bad and along_rim)
+                here += bad
+            assert here <= 1
+            total += here
+            assert total <= allowed[depth]
+            placed.add(int(x))
+        assert total == run.deepest_breaks
+    assert reached
+
+
+def test_a_schedule_with_breaks_lets_the_search_go_deeper_than_none():
+    puzzle = _like(7, seed=5, inner=6)
+    none = Tables(puzzle, "staircase", None, []).restart(100_000, 0, np.zeros(1, np.int64))
+    some = Tables(puzzle, "staircase", None, [20, 25, 30, 35, 40]).restart(100_000, 0, np.zeros(1, np.int64))
+    assert some.deepest >= none.deepest
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_same_seed_and_node_budget_give_the_same_board(threads):
+    puzzle = Eternity2()
+    settings = dict(max_nodes=400_000, restart_nodes=100_000, finish_width=20)
+    first = Breaks(seed=3, **settings).construct(puzzle)
+    again = Breaks(seed=3, threads=threads, **settings).construct(puzzle)
+    assert np.array_equal(first.layout.piece, again.layout.piece)
+    assert np.array_equal(first.layout.rotation, again.layout.rotation)
+    assert first.work == again.work and np.array_equal(first.depth_nodes, again.depth_nodes)
+    other = Breaks(seed=4, **settings).construct(puzzle)
+    assert not np.array_equal(first.layout.piece, other.layout.piece)
+
+
+def test_a_time_limit_stops_it_and_the_board_is_complete():
+    puzzle = Eternity2()
+    Breaks().warm_up(puzzle)
+    built = Breaks(seed=0, finish_width=20).construct(puzzle, seconds=1.0)
+    assert built.stop_reason == "seconds"
+    _assert_legal(puzzle, built.layout, puzzle.preplaced.tolist())
+    assert built.history and built.history[-1][2] == built.unmatched
+    assert built.work == int(built.depth_nodes.sum())
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"schedule": "201,206"},
+        {"schedule": [201, -1]},
+        {"schedule": [201.5]},
+        {"schedule": 7},
+        {"order": "zigzag"},
+        {"tail": 0},
+        {"restart_nodes": 0},
+        {"threads": 0},
+        {"finish_width": -1},
+    ],
+)
+def test_a_bad_setting_is_refused_in_one_line(settings):
+    with pytest.raises(InputError) as err:
+        Breaks(**settings)
+    assert "\n" not in str(err.value) and "optimizer." in str(err.value)
+
+
+def _run_app(overrides, tmp_path):
+    setup()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose("config", overrides=list(overrides))
+    cfg.choices = {"puzzle": "eternity2_like", "optimizer": "breaks", "task": "optimise"}
+    return run_task(cfg, tmp_path)
+
+
+def test_the_app_runs_it_and_refuses_a_bad_schedule_in_one_line(tmp_path):
+    base = ["optimizer=breaks", "puzzle=eternity2_like", "puzzle.n=8", "budget.seconds=1", "progress=false"]
+    row = _run_app(base, tmp_path / "ok")
+    assert row["best"] >= 0 and row["evaluation_kind"] == "construction"
+    with pytest.raises(InputError) as err:
+        _run_app([*base, "optimizer.schedule=[3,-4]"], tmp_path / "bad")
+    assert "\n" not in str(err.value)
