@@ -16,7 +16,8 @@ import numba
 import numpy as np
 from tqdm import tqdm
 
-from core import InputError, interrupt
+from core import interrupt
+from core.errors import InputError
 from puzzles.edge_matching.solvers.beam import grey_patterns
 from puzzles.edge_matching.solvers.greedy import DC, DR
 

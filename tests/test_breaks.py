@@ -8,7 +8,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
-from core import InputError
+from core.errors import InputError
 from experiments.run import run_task, setup
 from experiments.schema import CONFIG_DIR
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like

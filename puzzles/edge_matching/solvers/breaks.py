@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-from core import Construction, ConstructivePuzzle, InputError
+from core.errors import InputError
+from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.solvers.beam import Prepared, alarm, grey_patterns
 from puzzles.edge_matching.solvers.greedy import DC, DR, BoardBuilder
 
