@@ -10,7 +10,7 @@ against the faces it declares.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -34,7 +34,7 @@ class Face(Enum):
 
     FITNESS = "a genome and fitness"  # `space` + `fitness(genome)`: every generic metaheuristic
     LOCAL_SEARCH = "a local-search face"  # `local_search(start)`: the compiled optimisers
-    WINDOWS = "a local-search face that re-solves windows"  # its face's `window` kernel: window_lns
+    WINDOWS = "a local-search face that re-solves windows"  # its face's own kernels: window_lns, plateau_lns
     BOARD = "an edge-matching board"  # `ConstructivePuzzle`: greedy, beam, backtracker
     EXACT = "an exact model"  # `ExactPuzzle`: task=exact
 
@@ -80,8 +80,9 @@ class LocalSearchFace:
     (0 <= tie-break < scale), so a kernel can tell apart boards the puzzle scores alike.
     `built(np_rng, seconds)`, if offered, is a constructive start: the legal state of the board the
     puzzle's own solver builds for the start named to `local_search` (an optimiser's `start: greedy`,
-    `start: beam` or a board file), within `seconds` (None: no limit), its seed drawn from np_rng. `window`, if offered, is a compiled kernel with the contract of heuristics/kernels.py
-    that re-solves windows of the board exactly (the `window` kernel of `window_lns`).
+    `start: beam` or a board file), within `seconds` (None: no limit), its seed drawn from np_rng. `kernels` are the face's own compiled kernels by name, each
+    with the contract of heuristics/kernels.py and a row of its `KERNELS` (edge matching offers `window`,
+    exact re-solves of windows, and `plateau`, destroy-and-repair that walks plateaus).
     """
 
     propose: Any
@@ -94,13 +95,13 @@ class LocalSearchFace:
     repair: Any = None
     scale: int = 1
     built: Any = None
-    window: Any = None
+    kernels: Mapping[str, Any] = field(default_factory=dict)
 
 
 @runtime_checkable
 class LocalSearchPuzzle(Protocol):
     """A puzzle with a local-search face (`Face.LOCAL_SEARCH`; `Face.WINDOWS` when its face has a
-    `window` kernel): the compiled optimisers call `local_search(start, start_settings)` once, before
+    `window` and `plateau` kernels): the compiled optimisers call `local_search(start, start_settings)` once, before
     the run, for the face whose `built` start is the board named `start` (None: the pieces give the
     face no structure to work on)."""
 
@@ -113,14 +114,16 @@ class LocalSearchPuzzle(Protocol):
 class Construction:
     """What a constructive solver built: its board, the work it took (`work` counts the solver's
     `work_unit`: placements priced, search nodes), why it stopped ("finished", "seconds",
-    "max_nodes"), a lower bound it proved on the optimum (None: none proved) and a `note`, one line
-    for the user when it stopped short (empty otherwise)."""
+    "max_nodes"), a lower bound it proved on the optimum (None: none proved), a `note`, one line
+    for the user when it stopped short (empty otherwise), and an anytime solver's `history`: (seconds,
+    work, fitness) at each better board it held, so the run's trace is its curve, not one point."""
 
     layout: Any
     work: int
     stop_reason: str = "finished"
     lower_bound: float | None = None
     note: str = ""
+    history: tuple[tuple[float, int, float], ...] = ()
 
 
 class ConstructiveSolver(Protocol):

@@ -147,7 +147,14 @@ class Built:
         """Build the board within the time budget, the solver's ties drawn from the run's seed, and score it."""
         solver = self.solver.seeded(int(rng.integers(2**31)))
         self.last = solver.construct(self.puzzle, objective.budget.seconds)
-        objective(self.puzzle.encode(self.last.layout))
+        try:
+            objective(self.puzzle.encode(self.last.layout))
+        finally:  # the boards it held before, at their times: the trace is the solver's anytime curve
+            final = objective.best
+            earlier = [(1, float(s), float(v)) for s, _, v in self.last.history if v > final]
+            objective.trace[:0] = [
+                row for i, row in enumerate(earlier) if i == 0 or row[2] < earlier[i - 1][2]
+            ]
 
 
 class UnderBudget:

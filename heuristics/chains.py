@@ -19,7 +19,6 @@ from core.objective import Objective
 from core.rng import make_rng
 from heuristics.kernels import (
     BEST,
-    CONTROL_SLOTS,
     CURRENT,
     EVALS,
     ILS_HOME,
@@ -62,7 +61,7 @@ class Chain:
         self.st, self.best, self.home = state.copy(), state.copy(), state.copy()
         self.rng = make_rng(seed, stream)
         f = int(face.fitness(self.inst, self.st))
-        self.ctl = np.zeros(CONTROL_SLOTS, np.int64)
+        self.ctl = np.zeros(KERNELS[kernel].control, np.int64)
         self.ctl[EVALS], self.ctl[CURRENT], self.ctl[BEST], self.ctl[ILS_HOME] = 1, f, f, f
         self.params = np.array([params[k] for k in KERNELS[kernel].settings] + [-1], np.float64)
         self.scale = face.scale

@@ -57,12 +57,13 @@ CONTROL_SLOTS = 6
 @dataclass(frozen=True)
 class Kernel:
     """A compiled kernel by name: its settings in the order its `params` array holds them (then the
-    target), and where a face's compiled function comes from. Every kernel is called as
+    target), where a face's compiled function comes from, and how many control slots it keeps. Every kernel is called as
     ``run(inst, st, best, home, rng, ctl, params, max_moves, trace_e, trace_v)``."""
 
     name: str
     settings: tuple[str, ...]
     compiled: Callable[[LocalSearchFace], Any]
+    control: int = CONTROL_SLOTS  # the length of its control vector
 
     def slot(self, setting: str) -> int:
         """Where `setting` sits in the params array ("target" last)."""
@@ -257,14 +258,18 @@ def for_face(propose, delta, apply):
     return _BUILT[key]
 
 
-def _window(face: LocalSearchFace) -> Any:
-    """The face's own window re-solve kernel, or a one-line error for a face that offers none."""
-    if face.window is None:
-        raise InputError(
-            "optimizer=window_lns (and beam_refine) needs a puzzle whose face re-solves windows (an "
-            "edge-matching puzzle, e.g. puzzle=eternity2); use optimizer=sa_compiled"
-        )
-    return face.window
+def _of_face(name: str) -> Callable[[LocalSearchFace], Any]:
+    """Where a kernel the face provides comes from: its `kernels[name]`, or a one-line error."""
+
+    def compiled(face: LocalSearchFace) -> Any:
+        if name not in face.kernels:
+            raise InputError(
+                f"optimizer=window_lns, beam_refine and plateau_lns need a puzzle whose face offers the "
+                f"'{name}' kernel (an edge-matching puzzle, e.g. puzzle=eternity2); use optimizer=sa_compiled"
+            )
+        return face.kernels[name]
+
+    return compiled
 
 
 SA = Kernel(
@@ -273,9 +278,20 @@ SA = Kernel(
 ILS = Kernel(
     "ils", ("patience", "kick", "restart"), lambda face: for_face(face.propose, face.delta, face.apply)[1]
 )
-# The face's own kernel (LocalSearchFace.window; edge matching: puzzles/edge_matching/windows.py).
-WINDOW = Kernel("window", ("size", "cap", "focus", "extra", "kick"), _window)
-KERNELS = {kernel.name: kernel for kernel in (SA, ILS, WINDOW)}
+# Kernels a face provides (LocalSearchFace.kernels; edge matching: puzzles/edge_matching/windows.py, plateau.py).
+WINDOW = Kernel("window", ("size", "cap", "focus", "extra", "kick"), _of_face("window"))
+PLATEAU_OPERATORS = ("square", "worst", "grow", "path", "band", "chain", "window", "twin")
+PLATEAU_STATS = ("tried", "equal", "better", "best")  # per operator: accepted equal, improved, new best
+# plateau: iterations since a new best, 1 once the weights are set, where the operators' counts start
+# (len(PLATEAU_STATS) per operator), then one weight per operator
+PLATEAU_SINCE, PLATEAU_READY, PLATEAU_COUNTS = 3, 6, 7
+PLATEAU = Kernel(
+    "plateau",
+    ("ops", "moves", "t_hi", "t_lo", "temperature", "patience", "decay", "region", "cap"),
+    _of_face("plateau"),
+    control=PLATEAU_COUNTS + (len(PLATEAU_STATS) + 1) * len(PLATEAU_OPERATORS),
+)
+KERNELS = {kernel.name: kernel for kernel in (SA, ILS, WINDOW, PLATEAU)}
 # Where each setting sits in a kernel's params, as compiled code reads it (numba reads module constants).
 SA_T_START, SA_T_END, SA_PERIOD, SA_TARGET = map(SA.slot, ("t_start", "t_end", "period", "target"))
 ILS_PATIENCE, ILS_KICK, ILS_RESTART, ILS_TARGET = map(ILS.slot, ("patience", "kick", "restart", "target"))

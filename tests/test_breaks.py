@@ -190,3 +190,18 @@ def test_the_app_runs_it_and_refuses_a_bad_schedule_in_one_line(tmp_path):
     with pytest.raises(InputError) as err:
         _run_app([*base, "optimizer.schedule=[3,-4]"], tmp_path / "bad")
     assert "\n" not in str(err.value)
+
+
+def test_the_runs_trace_is_the_searchs_anytime_curve(tmp_path):
+    """Through the app on the official set: one trace row per better board the search held, in time
+    order, each better than the last, ending at the re-scored board of the record."""
+    import pandas as pd
+
+    overrides = ["optimizer=breaks", "puzzle=eternity2", "budget.seconds=4", "progress=false"]
+    overrides += ["optimizer.restart_nodes=2000000", "optimizer.finish_width=20"]
+    row = _run_app(overrides, tmp_path)
+    trace = pd.read_parquet(tmp_path / "trace.parquet")
+    assert len(trace) > 1, trace
+    assert trace["best"].is_monotonic_decreasing and trace["best"].is_unique
+    assert trace["seconds"].is_monotonic_increasing
+    assert trace["best"].iloc[-1] == row["best"]

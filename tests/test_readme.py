@@ -136,6 +136,18 @@ RUN: dict[str, list[str]] = {
         "budget.seconds=null",
         "budget.evaluations=20000",
     ],
+    "python -m experiments.run puzzle=eternity2 optimizer=plateau_lns budget.seconds=60": [
+        "optimizer.width=50",
+        "optimizer.max_width=500",
+        "optimizer.chains=1",
+        "budget.seconds=null",
+        "budget.evaluations=50000",
+    ],
+    "python -m experiments.run puzzle=eternity2 optimizer=breaks budget.seconds=60": [
+        "optimizer.max_nodes=2000000",
+        "budget.seconds=null",
+        "budget.evaluations=1",
+    ],
     # Extending
     "python -m experiments.run optimizer=lahc optimizer.history=200": [],
     "python -m experiments.run puzzle=queens puzzle.n=30 optimizer=lahc": [],

@@ -186,6 +186,7 @@ class EdgeMatching:
         solvers build them: puzzles/edge_matching/solvers/, `starting_solver`).
         """
         from puzzles.edge_matching import board_moves as face
+        from puzzles.edge_matching.plateau import plateau_search_compiled
         from puzzles.edge_matching.solvers import starting_solver
         from puzzles.edge_matching.vlns import vlns_descent
         from puzzles.edge_matching.windows import window_search_compiled
@@ -207,7 +208,7 @@ class EdgeMatching:
             built=None
             if start == "random"
             else _built_start(self, inst, starting_solver(start, start_settings)),
-            window=window_search_compiled,
+            kernels={"window": window_search_compiled, "plateau": plateau_search_compiled},
         )
 
     def genome_of_state(self, state: np.ndarray) -> np.ndarray:

@@ -479,14 +479,13 @@ class RestartRun:
 class BreaksConstruction(Construction):
     """A `Construction` with the search's own count of its board's unmatched joins (`unmatched`) and
     its profile: placements by depth (`depth_nodes`, the benchmark's
-    "where the nodes go"), the deepest depth reached, the restarts run and the anytime curve
-    (`history`: seconds, nodes, unmatched joins at each new best board)."""
+    "where the nodes go"), the deepest depth reached and the restarts run; its `history` is the
+    anytime curve (seconds, nodes, unmatched joins at each new best board)."""
 
     unmatched: int = 0
     depth_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     deepest: int = 0
     restarts: int = 0
-    history: tuple[tuple[float, int, int], ...] = ()
 
 
 def warm_up() -> None:

@@ -1,0 +1,147 @@
+"""`optimizer=plateau_lns`: destroy-and-repair that walks plateaus, on the face's `plateau` kernel.
+
+Why: the window refinement (window_lns, beam_refine) keeps only re-fills at least as good as the board,
+and strong boards are local optima of every such neighbourhood. This one accepts equal and slightly
+worse boards, goes back to the best after a while, and adapts which operator frees cells (the kernel
+and its operators: puzzles/edge_matching/plateau.py). It records each operator's share of the
+accepted and improving steps in `operator_stats` and prints it at the end of a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from core.errors import InputError
+from core.faces import Face
+from core.objective import Objective
+from heuristics.chains import Chain, face_of, run_chains, start_chains
+from heuristics.compiled import CHUNK, Chains
+from heuristics.kernels import PLATEAU_COUNTS
+from heuristics.kernels import PLATEAU_OPERATORS as OPERATORS
+from heuristics.kernels import PLATEAU_STATS as STATS
+
+
+class PlateauLNS(Chains):
+    """Adaptive destroy-and-repair from a start board (`start`: beam, greedy, random or a board file).
+
+    Each iteration an operator (from `operators`, drawn by adaptive weight) frees cells and a short
+    anneal refills them (`moves` moves per freed cell, temperature `t_hi` down to `t_lo`), or the exact
+    window re-fill (`cap` placements at most) or a twin swap changes the board; the result is accepted
+    when no worse, else with probability exp(-change / `temperature`). After `patience` iterations
+    without a new best the chain goes back to the best board (2000, not the public 60: an iteration
+    here is a fraction of a millisecond, not 1.5 s of annealing, and from a 457 board of Eternity II
+    500 to 20,000 all reached 458-459 within 1e8 evaluations in a first trial). A weight decays by `decay` a use toward
+    the use's score (new best 10, better 4, equal 1, worse accepted 0.3). `region` caps the cells the
+    grown, path and band operators free. The beam start (`width`, `max_width`, `order`, and
+    `beam_share` of a time budget: half by default, where beam_refine gives it 0.8, because walking
+    plateaus pays more than refining exactly) is beam_refine's. One evaluation is one priced move or placement.
+    """
+
+    name = "plateau_lns"
+    kernel = "plateau"
+    needs = Face.WINDOWS
+
+    def __init__(
+        self,
+        operators: Sequence[str] = OPERATORS,
+        moves: float = 100.0,
+        t_hi: float = 1.0,
+        t_lo: float = 0.15,
+        temperature: float = 1.0,
+        patience: int = 2000,
+        decay: float = 0.9,
+        region: int = 30,
+        cap: int = 20_000,
+        start: str = "beam",
+        width: int = 200_000,
+        max_width: int | None = 20_000_000,
+        order: str = "rows",
+        beam_share: float = 0.5,
+        chunk: int = CHUNK,
+        chains: int = 2,
+        exchange: int = 8,
+    ):
+        unknown = [op for op in operators if op not in OPERATORS]
+        if unknown or not operators:
+            raise InputError(
+                f"optimizer.operators must be a non-empty list of {', '.join(OPERATORS)}, got {list(operators)}"
+            )
+        for key, value in (("moves", moves), ("t_hi", t_hi), ("t_lo", t_lo), ("temperature", temperature)):
+            if not value > 0:
+                raise InputError(f"optimizer.{key} must be positive, got {value}")
+        if t_lo > t_hi:
+            raise InputError(f"optimizer.t_lo must be <= t_hi, got t_hi={t_hi}, t_lo={t_lo}")
+        if patience < 1 or cap < 1 or region < 16:
+            raise InputError(
+                f"optimizer.patience and cap must be >= 1 and region >= 16, got {patience}, {cap}, {region}"
+            )
+        if not 0 <= decay < 1:
+            raise InputError(f"optimizer.decay must be in [0, 1), got {decay}")
+        if not 0 < beam_share <= 1:
+            raise InputError(f"optimizer.beam_share must be in (0, 1], got {beam_share}")
+        mask = sum(1 << OPERATORS.index(op) for op in set(operators))
+        params = {
+            "ops": mask,
+            "moves": moves,
+            "t_hi": t_hi,
+            "t_lo": t_lo,
+            "temperature": temperature,
+            "patience": patience,
+            "decay": decay,
+            "region": region,
+            "cap": cap,
+        }
+        super().__init__(params, chunk, chains, exchange, start)
+        self.beam: dict[str, Any] = {"width": width, "max_width": max_width, "order": order}
+        self.beam_share = beam_share
+        self.operator_stats: dict[str, dict[str, int]] = {}
+
+    def start_settings(self) -> dict[str, Any]:
+        return dict(self.beam) if self.start == "beam" else {}
+
+    def start_seconds(self, objective: Objective) -> float | None:
+        seconds = objective.budget.seconds
+        return None if seconds is None else self.beam_share * seconds
+
+    def run(self, objective: Objective, rng: np.random.Generator) -> None:
+        face = face_of(objective, self.name)
+        chains = start_chains(
+            objective,
+            face,
+            rng,
+            self.kernel,
+            self.params,
+            self.chains,
+            self.start,
+            self.start_seconds(objective),
+        )
+        try:
+            run_chains(objective, chains, self.chunk, None, self.exchange)
+        finally:
+            self.operator_stats = operator_stats(chains)
+            print(f"plateau_lns operators (tried/equal/better/best): {format_stats(self.operator_stats)}")
+
+
+def operator_stats(chains: Sequence[Chain]) -> dict[str, dict[str, int]]:
+    """Per operator, summed over the chains: iterations tried, accepted equal, improved the current
+    board, made a new best of its chain."""
+    counts = np.sum(
+        [
+            chain.ctl[PLATEAU_COUNTS:][: len(STATS) * len(OPERATORS)].reshape(len(OPERATORS), -1)
+            for chain in chains
+        ],
+        axis=0,
+    )
+    return {
+        op: dict(zip(STATS, map(int, row), strict=True)) for op, row in zip(OPERATORS, counts, strict=True)
+    }
+
+
+def format_stats(stats: dict[str, dict[str, int]]) -> str:
+    """One line: each operator used, as name tried/equal/better/best."""
+    return ", ".join(
+        f"{op} {'/'.join(str(row[s]) for s in STATS)}" for op, row in stats.items() if row["tried"]
+    )
