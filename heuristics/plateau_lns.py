@@ -125,6 +125,59 @@ class PlateauLNS(Chains):
             print(f"plateau_lns operators (tried/equal/better/best): {format_stats(self.operator_stats)}")
 
 
+class Portfolio(PlateauLNS):
+    """Both cores, two phases, defaults for 10 minutes on two cores: the break backtracker (the face's
+    `breaks` start: `threads` restart at once, each `restart_nodes` placements, `schedule` of breaks,
+    completed by a beam of `finish_width`) builds the board within `breaks_share` of a time budget (or
+    `breaks_nodes` placements: a node budget, so the same seed gives the same board on any machine),
+    then `chains` plateau_lns chains, one per core, walk from its best board, handing the best board to
+    any chain doing worse every `exchange` epochs. Why not a beam start: on the official set the
+    breaks' board is 1-2 joins better than the beam's at equal time (benchmarks/bench_eternity2.py).
+    """
+
+    name = "portfolio"
+
+    def __init__(
+        self,
+        breaks_share: float = 0.7,
+        threads: int = 2,
+        restart_nodes: int = 50_000_000,
+        breaks_nodes: int | None = None,
+        schedule: Sequence[int] | None = None,
+        finish_width: int = 1000,
+        operators: Sequence[str] = OPERATORS,
+        moves: float = 100.0,
+        temperature: float = 1.0,
+        patience: int = 2000,
+        chunk: int = CHUNK,
+        chains: int = 2,
+        exchange: int = 8,
+    ):
+        if not 0 < breaks_share <= 1:
+            raise InputError(f"optimizer.breaks_share must be in (0, 1], got {breaks_share}")
+        super().__init__(
+            operators,
+            moves,
+            temperature=temperature,
+            patience=patience,
+            start="breaks",
+            beam_share=breaks_share,
+            chunk=chunk,
+            chains=chains,
+            exchange=exchange,
+        )
+        self.breaks: dict[str, Any] = {
+            "threads": threads,
+            "restart_nodes": restart_nodes,
+            "max_nodes": breaks_nodes,
+            "schedule": None if schedule is None else list(schedule),
+            "finish_width": finish_width,
+        }
+
+    def start_settings(self) -> dict[str, Any]:
+        return dict(self.breaks)
+
+
 def operator_stats(chains: Sequence[Chain]) -> dict[str, dict[str, int]]:
     """Per operator, summed over the chains: iterations tried, accepted equal, improved the current
     board, made a new best of its chain."""

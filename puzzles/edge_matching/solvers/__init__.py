@@ -15,15 +15,21 @@ from typing import Any
 from core.errors import InputError
 from core.faces import ConstructiveSolver
 
-STARTS = ("greedy", "beam")  # the built starts the face offers by name; any other name is a board file
+STARTS = (
+    "greedy",
+    "beam",
+    "breaks",
+)  # the built starts the face offers by name; any other name is a board file
 
 
 def starting_solver(start: str, settings: Mapping[str, Any] | None = None) -> ConstructiveSolver:
     """The solver that builds the local-search face's start named `start` (an optimiser's
-    `optimizer.start`): the greedy, the beam (`settings`: its width, max_width, order), or else the
-    board in the file at path `start` (best_board.txt of an earlier run)."""
+    `optimizer.start`): the greedy, the beam (`settings`: its width, max_width, order), the break
+    backtracker (`settings`: its own), or else the board in the file at path `start` (best_board.txt of
+    an earlier run)."""
     from puzzles.edge_matching.solvers.beam import Beam
     from puzzles.edge_matching.solvers.board_file import BoardFile
+    from puzzles.edge_matching.solvers.breaks import Breaks
     from puzzles.edge_matching.solvers.greedy import Greedy
 
     settings = dict(settings or {})
@@ -31,6 +37,8 @@ def starting_solver(start: str, settings: Mapping[str, Any] | None = None) -> Co
         return Greedy(**settings)
     if start == "beam":
         return Beam(**settings)
+    if start == "breaks":
+        return Breaks(**settings)
     if not Path(start).is_file():
         raise InputError(
             f"optimizer.start must be one of random, {', '.join(STARTS)} or a board file (best_board.txt of "

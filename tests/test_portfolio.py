@@ -1,0 +1,43 @@
+"""optimizer=portfolio (heuristics/plateau_lns.py, Portfolio): the break backtracker on two threads
+builds the start, then plateau_lns chains walk from it. Under a node and evaluation budget the same seed
+gives the same run; the board is legal and re-scored as reported, never worse than the breaks' board."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.errors import InputError
+from experiments import api
+from puzzles.edge_matching.board_files import read_board
+from puzzles.edge_matching.eternity2 import Eternity2Like
+from tests.test_plateau_lns import run_dir, trace
+
+SMALL = ["optimizer.breaks_nodes=400000", "optimizer.restart_nodes=100000", "optimizer.finish_width=20"]
+
+
+def test_from_the_app_it_repeats_starts_at_the_breaks_board_and_never_ends_worse(tmp_path):
+    settings = ["puzzle.n=8", *SMALL, "budget.evaluations=300000", "progress=false"]
+    rows = [
+        api.run(puzzle="eternity2_like", optimizer="portfolio", seed=5, overrides=settings, out=tmp_path / s)
+        for s in ("a", "b")
+    ]
+    assert rows[0]["best_genome"] == rows[1]["best_genome"] and rows[0]["best"] == rows[1]["best"]
+    steps = trace(rows[0])["best"]
+    assert steps.is_monotonic_decreasing and steps.iloc[-1] == rows[0]["best"]
+    puzzle = Eternity2Like(n=8)
+    layout = read_board(puzzle, run_dir(rows[0]) / "best_board.txt")
+    assert puzzle.score_layout(layout)["unmatched_edges"] == rows[0]["best"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("optimizer.breaks_share=0", r"optimizer.breaks_share must be in \(0, 1\]"),
+        ("optimizer.threads=0", "optimizer.threads must be a whole number >= 1"),
+        ("optimizer.schedule=[3,-4]", "optimizer.schedule"),
+    ],
+)
+def test_bad_settings_are_refused_in_one_line(tmp_path, setting, message):
+    with pytest.raises(InputError, match=message) as refused:
+        api.run(puzzle="eternity2_like", optimizer="portfolio", overrides=[setting], out=tmp_path)
+    assert "\n" not in str(refused.value)
