@@ -6,6 +6,8 @@
     python -m benchmarks.bench_eternity2 generated --size 8 --seeds 10 --optimizers hybrid_vlns,sa_compiled
     python -m benchmarks.bench_eternity2 beam --width 10000 --seeds 5 [--no-starter] [--size 8]
     python -m benchmarks.bench_eternity2 beam --width 10000 --max-width 1000000 --chains 2   # both cores
+    python -m benchmarks.bench_eternity2 anytime --seconds 60 --seeds 5 --methods breaks,beam,beam_refine
+    python -m benchmarks.bench_eternity2 anytime --seconds 600 --seeds 3 --methods portfolio,beam,beam_refine
 
 speed: evaluations per CPU second through the Objective on 16 x 16, one core: priced moves of
 `sa_compiled` against fitness calls (candidates) of today's `sa`, both measured in this run.
@@ -18,6 +20,12 @@ beam: beam search of `--width` (widened up to `--max-width`, cells in `--order`;
 on the official set (or with `--size` a generated board, instance seed = run seed), on numba's
 threads (NUMBA_NUM_THREADS=1: one core), against `hybrid_vlns` with `--chains` chains given the CPU
 seconds the beam took, in the same run, seed by seed.
+anytime: issue 33's figures. Each method of `--methods` (optimizer configs; `beam` is the beam alone
+with beam_refine's widths) runs `--seconds` of wall-clock time per seed as `python -m experiments.run
+... budget.seconds=S` runs it (the break backtracker's restarts, the chains and the beams on their own
+threads), side by side in this run; it prints the matched joins of the best board at 1, 10, 60, 600
+and 3,600 s (those within the budget, read from the run's trace), the final board re-scored, where
+`breaks` spends its nodes by depth, and the plateau walk's operator shares.
 
 Every board reported is re-scored from the final board: the best genome decoded, checked by the
 puzzle (`Eternity2.check`) and by this module's own reading of the rules (`checked_unmatched`: each
@@ -277,6 +285,75 @@ def bench_beam(args) -> None:
     )
 
 
+MARKS = (1, 10, 60, 600, 3600)  # seconds at which the anytime curve is read
+BEAM_ALONE = ("width=200000", "max_width=20000000")  # beam_refine's beam, as the beam alone
+
+
+def bench_anytime(args) -> None:
+    """Matched joins over time per method and seed, each method beside the others at equal wall time."""
+    puzzle = Eternity2(starter=args.starter)
+    finals: dict[str, list[int]] = {}
+    curves: dict[str, list[list[int | None]]] = {}
+    for name in args.methods.split(","):
+        settings = [*args.set, *(BEAM_ALONE if name == "beam" else ())]
+        optimizer = optimizer_named(name, 1, settings)
+        runner = as_optimizer(optimizer, puzzle)
+        face = local_search_face(puzzle, optimizer) if isinstance(optimizer, Chains) else None
+        if face is None:
+            optimizer.warm_up(puzzle)
+        for seed in range(args.seed_from, args.seed_from + args.seeds):
+            result = minimize(
+                puzzle.fitness, puzzle.space, runner, Budget(seconds=args.seconds), seed, face=face
+            )
+            matched = rescored(puzzle, result.best, puzzle.decode(result.best_genome), f"{name} seed {seed}")
+            seen = [[b for _, t, b in result.trace if t <= mark] for mark in MARKS if mark <= args.seconds]
+            shown = [(mark, 480 - int(min(b)) if b else None) for mark, b in zip(MARKS, seen, strict=False)]
+            finals.setdefault(name, []).append(matched)
+            curves.setdefault(name, []).append([a for _, a in shown])
+            line = f"  {name} seed {seed}: " + ", ".join(f"{a if a else '-'} by {m:g} s" for m, a in shown)
+            line += f"; final {matched} of 480 (re-scored) after {result.seconds:.0f} s"
+            built = getattr(runner, "last", None)
+            if built is not None and hasattr(built, "depth_nodes"):
+                line += "; " + depth_profile(built.depth_nodes)
+            stats = getattr(optimizer, "operator_stats", None)
+            if stats:
+                line += "; " + operator_shares(stats)
+            print(line + f"; peak memory {peak_memory_gb():.1f} GB", flush=True)
+    print(
+        f"\nofficial set, {_starter(args)}, no clues, {args.seconds:g} s wall per run, seeds "
+        f"{args.seed_from}..{args.seed_from + args.seeds - 1}; matched joins of 480:"
+    )
+    for name, scores in finals.items():
+        marks = [m for m in MARKS if m <= args.seconds]
+        medians = [statistics.median(c[k] or 0 for c in curves[name]) for k in range(len(marks))]
+        print(
+            f"  {name}: final median {statistics.median(scores)} (min {min(scores)}, max {max(scores)}), all "
+            f"{scores}; median by "
+            + ", ".join(f"{m:g} s {v:g}" for m, v in zip(marks, medians, strict=True))
+            + " (0: no board yet)"
+        )
+
+
+def depth_profile(depth_nodes: np.ndarray) -> str:
+    """Where a backtracker's nodes go: the peak depth and the share of nodes at depth >= 165 of 256."""
+    total = max(int(depth_nodes.sum()), 1)
+    deep = int(depth_nodes[165:].sum()) / total
+    bins = [int(depth_nodes[k : k + 32].sum()) / total for k in range(0, len(depth_nodes), 32)]
+    return (
+        f"nodes {total:,}, peak at depth {int(np.argmax(depth_nodes))}, {deep:.0%} at depth >= 165; by 32 "
+        "depths: " + " ".join(f"{b:.0%}" for b in bins)
+    )
+
+
+def operator_shares(stats: dict[str, dict[str, int]]) -> str:
+    """Each operator's share of the steps that improved the current board and of the new bests."""
+    better = max(sum(r["better"] for r in stats.values()), 1)
+    best = max(sum(r["best"] for r in stats.values()), 1)
+    return "operators (share of improvements / of new bests): " + ", ".join(
+        f"{op} {r['better'] / better:.0%}/{r['best'] / best:.0%}" for op, r in stats.items() if r["tried"]
+    )
+
+
 def _starter(args) -> str:
     return "starter on" if args.starter else "starter off"
 
@@ -303,6 +380,12 @@ def main() -> None:
     beam.add_argument("--seeds", type=int, default=5)
     beam.add_argument("--size", type=int, default=None)
     beam.add_argument("--no-starter", dest="starter", action="store_false")
+    anytime_ = sub.add_parser("anytime")
+    anytime_.add_argument("--seconds", type=float, default=60)
+    anytime_.add_argument("--seeds", type=int, default=5)
+    anytime_.add_argument("--seed-from", type=int, default=0)
+    anytime_.add_argument("--methods", default="breaks,beam,beam_refine")
+    anytime_.add_argument("--no-starter", dest="starter", action="store_false")
     generated = sub.add_parser("generated")
     generated.add_argument("--size", type=int, default=8)
     generated.add_argument("--seconds", type=float, default=60)
@@ -311,7 +394,7 @@ def main() -> None:
     generated.add_argument(
         "--optimizers", default="hybrid_vlns,sa_compiled,ils_compiled,descent_compiled,sa,two_opt_swap,ga"
     )
-    for command in (official, generated):
+    for command in (official, generated, anytime_):
         command.add_argument(
             "--set",
             action="append",
@@ -326,6 +409,8 @@ def main() -> None:
         bench_official(args)
     elif args.what == "beam":
         bench_beam(args)
+    elif args.what == "anytime":
+        bench_anytime(args)
     else:
         bench_generated(args)
 
