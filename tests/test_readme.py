@@ -145,8 +145,17 @@ RUN: dict[str, list[str]] = {
     ],
     "python -m experiments.run puzzle=eternity2 optimizer=breaks budget.seconds=60": [
         "optimizer.max_nodes=2000000",
+        "optimizer.restart_nodes=500000",
+        "optimizer.finish_width=20",
         "budget.seconds=null",
         "budget.evaluations=1",
+    ],
+    "python -m experiments.run puzzle=eternity2 optimizer=portfolio budget.seconds=600": [
+        "optimizer.breaks_nodes=400000",
+        "optimizer.restart_nodes=100000",
+        "optimizer.finish_width=20",
+        "budget.seconds=null",
+        "budget.evaluations=50000",
     ],
     # Extending
     "python -m experiments.run optimizer=lahc optimizer.history=200": [],
