@@ -41,6 +41,7 @@ from puzzles.edge_matching.solvers.perfect_search import Board, neighbours, sear
 
 _unmatched = numba.njit(inline="always")(unmatched_edge)
 STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
+RACE_CELLS = 100  # up to 10 x 10: the scan order chosen by estimate, the two best raced (perfect_search)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class ExactResult:
     nodes: int
     priced: int = 0  # candidates priced: a piece in one turn, tried in one cell
     stop_reason: str = "finished"  # "finished" (optimum proved), "max_nodes" or "seconds" (gave up)
+    order: str = ""  # the scan order of the perfect search that found a perfect board (or proved none)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -339,13 +341,19 @@ def solve_exact(
     spent = priced = 0
     k = max(s.base + (max(s.z0 - s.b0 - s.o0, 0) + 1) // 2, proved)
     if k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
+        order = "auto" if n * m <= RACE_CELLS else "short"  # larger boards: no perfect board in reach
         answer = search(
-            Board(table, n, m, preplaced), limit=1, threads=threads, max_nodes=max_nodes, seconds=seconds
+            Board(table, n, m, preplaced, order=order),
+            limit=1,
+            threads=threads,
+            max_nodes=max_nodes,
+            seconds=seconds,
+            portfolio=True,
         )
         if answer.boards:
             piece, rot = answer.boards[0]
             _confirm(table, n, m, piece, rot, 0, 0, "the perfect search's board")
-            return ExactResult(piece, rot, 0, True, 0, answer.nodes, answer.nodes)
+            return ExactResult(piece, rot, 0, True, 0, answer.nodes, answer.nodes, order=answer.order)
         if not answer.complete:
             return _gave_up(0, answer.nodes, answer.nodes, -1 if answer.stop_reason == "max_nodes" else -2)
         spent = priced = answer.nodes
@@ -480,8 +488,13 @@ class Backtrack(BoardBuilder):
         result = solve_puzzle(puzzle, cap, _left(seconds, started), self.threads)
         if result.piece is not None and result.rotation is not None:
             layout = puzzle.layout(result.piece, result.rotation)
+            found = (
+                f"optimizer=backtrack: a perfect board, found by the {result.order} scan order"
+                if result.order
+                else ""
+            )
             return ExactConstruction(
-                layout, result.nodes, "finished", result.lower_bound, optimal=True, nodes=result.nodes
+                layout, result.nodes, "finished", result.lower_bound, found, optimal=True, nodes=result.nodes
             )
         elapsed = time.perf_counter() - started
         fallback = Beam(FALLBACK_WIDTH, 0, None, "frame_first").construct(puzzle)
