@@ -61,7 +61,7 @@ from puzzles.edge_matching.board_moves import (
     forced_rotation,
     turning,
 )
-from puzzles.edge_matching.windows import _mismatched_cell, _window, resolve
+from puzzles.edge_matching.windows import _cost_around, _mismatched_cell, _window, resolve
 
 K = len(PLATEAU_OPERATORS)
 WEIGHTS = COUNTS + len(PLATEAU_STATS) * K  # where the weights start in ctl
@@ -278,19 +278,6 @@ def _place(inst, st, x, p, r):
 
 
 @njit(cache=True)
-def _cost_of(inst, st, cells, inside):
-    """Unmatched joins touching the cells, each join once."""
-    N = inst.n * inst.m
-    f = 0
-    for x in cells:
-        for k in range(4):
-            y = inst.nbr[4 * x + k]
-            if y >= 0 and (not inside[y] or y > x):
-                f += (st[N + 4 * x + k] != st[N + 4 * y + (k ^ 2)]) | (st[N + 4 * x + k] == 0)
-    return f
-
-
-@njit(cache=True)
 def anneal(inst, st, rng, cells, moves, t_hi, t_lo, turns):
     """Shuffle the pieces of `cells` (each within its group), anneal them over those cells alone and keep
     the best refill seen; (change in fitness, moves priced)."""
@@ -298,7 +285,7 @@ def anneal(inst, st, rng, cells, moves, t_hi, t_lo, turns):
     inside = np.zeros(N, np.bool_)
     for x in cells:
         inside[x] = True
-    before = _cost_of(inst, st, cells, inside)
+    before = _cost_around(inst, st, cells, inside)
     order = np.argsort(np.array([_group_key(inst, x, turns) for x in cells]), kind="mergesort")
     cs = cells[order]  # cells grouped: a swap partner is drawn from the same group
     gstart = np.empty(k, np.int64)
@@ -319,7 +306,7 @@ def anneal(inst, st, rng, cells, moves, t_hi, t_lo, turns):
         x, p = cs[t], st[cs[t]] >> 2
         r = randint(rng, 4) if turns and inst.cell_class[x] == INNER else forced_rotation(inst, p, x)
         _place(inst, st, x, p, r)
-    cur = _cost_of(inst, st, cells, inside)
+    cur = _cost_around(inst, st, cells, inside)
     best_c = cur
     keep = np.empty(k, np.int64)
     for t in range(k):
