@@ -197,8 +197,11 @@ def test_the_runs_trace_is_the_searchs_anytime_curve(tmp_path):
     order, each better than the last, ending at the re-scored board of the record."""
     import pandas as pd
 
-    overrides = ["optimizer=breaks", "puzzle=eternity2", "budget.seconds=4", "progress=false"]
-    overrides += ["optimizer.restart_nodes=2000000", "optimizer.finish_width=20"]
+    overrides = ["optimizer=breaks", "puzzle=eternity2", "budget.seconds=5", "progress=false"]
+    overrides += [
+        "optimizer.restart_nodes=200000",
+        "optimizer.finish_width=20",
+    ]  # many restarts, even under load
     row = _run_app(overrides, tmp_path)
     trace = pd.read_parquet(tmp_path / "trace.parquet")
     assert len(trace) > 1, trace

@@ -8,6 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from experiments.schema import CONFIG_DIR
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -61,11 +63,9 @@ def test_tiny_multirun_writes_the_aggregate_table(tmp_path):
         assert (tmp_path / name).is_file()
 
 
-OPTIMIZERS = (
-    "backtrack, beam, beam_refine, descent_compiled, exact_first, ga, greedy, greedy_faithful, hybrid_greedy, "
-    "hybrid_vlns, ils_compiled, lahc, random_search, sa, sa_compiled, sa_compiled_eternity2_like, sa_repack, "
-    "two_opt, two_opt_swap, vcopt_opt2, vcopt_tspga, window_lns"
-)
+OPTIMIZERS = ", ".join(
+    sorted(p.stem for p in (CONFIG_DIR / "optimizer").glob("*.yaml"))
+)  # every config, named
 
 
 @pytest.mark.parametrize(

@@ -184,6 +184,10 @@ RUN: dict[str, list[str]] = {
     "python -m benchmarks.bench_exact_edge none": ["--instances", "1"],
     "python -m benchmarks.bench_eternity2 speed": ["--repeats", "1"],
     "python -m benchmarks.bench_eternity2 official": ["--seconds", "0.5", "--seeds", "1"],
+    "python -m benchmarks.bench_eternity2 anytime": [
+        *("--seconds", "2", "--seeds", "1", "--methods", "breaks"),
+        *("--set", "restart_nodes=200000", "--set", "finish_width=20"),
+    ],
     "python -m benchmarks.bench_eternity2 generated": [
         *("--seconds", "0.5", "--seeds", "1", "--optimizers", "sa_compiled"),
     ],
