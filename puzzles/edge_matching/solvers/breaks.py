@@ -55,6 +55,19 @@ COMPLETE_EVERY = 1 << 17  # placements between two greedy completions at a resta
 STOP_EVERY = 1 << 12  # placements between two looks at the stop flag
 FINISH_WIDTH = 1000  # the beam that completes each restart's deepest partial board
 FINISH_LOCK = threading.Lock()
+# Blackwood's colour quota: by depth d (of 256) at least c of the sides of his three colours (one frame,
+# two inner: 124 sides, if of 24, 50 and 50) are placed; scaled to the board's cells and the chosen
+# colours' sides. It spends the chosen colours early, so the last rows meet fewer colours.
+QUOTA_RAMP = ((26, 28), (56, 71), (76, 89), (102, 106), (160, 119))
+QUOTA_SIDES = 124
+ABANDON_NODES = 3_000_000  # a restart short of ABANDON_DEPTH of the cells after these placements stops
+ABANDON_DEPTH = 160 / 256
+QUOTA_CELLS = 100  # boards of fewer cells get no quota by default: their trees are walked whole
+PROBE_COLOURS = 48  # quota triples probed when optimizer.quota is null
+PROBE_ROUNDS = (1, 4)  # restarts per candidate in the first round, and for the PROBE_KEEP kept
+PROBE_KEEP = 6
+PROBE_NODES = 4_000_000  # placements per probe restart
+PROBE_SHARE = 0.25  # the probes' share of a time limit, at most
 TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
 
 
@@ -97,6 +110,28 @@ def staircase(n: int, m: int, tail: int) -> np.ndarray:
 
 
 ORDERS = {"rows": rows, "teeth": teeth, "staircase": staircase}
+
+
+def quota_need(cells: int, total: int, ramp: Sequence[Sequence[float]] = QUOTA_RAMP) -> np.ndarray:
+    """need[d]: the quota colours' sides that d placed cells must hold; the ramp (depth of 256, sides
+    of QUOTA_SIDES) scaled to `cells` and `total` sides, linear between its points, 0 past its end."""
+    depths = [0.0] + [d * cells / 256 for d, _ in ramp]
+    counts = [0.0] + [c * total / QUOTA_SIDES for _, c in ramp]
+    need = np.floor(np.interp(np.arange(cells + 1), depths, counts)).astype(np.int64)
+    need[np.arange(cells + 1) > depths[-1]] = 0
+    return need
+
+
+def check_quota(quota: object) -> list[int]:
+    """The quota colours as a list of ints >= 1, or a one-line InputError."""
+    if not isinstance(quota, Sequence) or isinstance(quota, str):
+        raise InputError(f"optimizer.quota must be a list of colours (whole numbers >= 1), got {quota!r}")
+    for c in quota:
+        if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 1:
+            raise InputError(
+                f"optimizer.quota must be a list of colours (whole numbers >= 1); {c!r} is not one"
+            )
+    return [int(c) for c in quota]
 
 
 def check_schedule(schedule: object) -> list[int]:
@@ -164,7 +199,7 @@ def _unmatched(board, col, nb):
 
 
 @numba.njit(cache=True, nogil=True)
-def _restart(geometry, lists, allow, board0, node_cap, seed, stop, hist, out_best, out_deep):
+def _restart(geometry, lists, allow, quota, board0, caps, seed, stop, hist, out_best, out_deep):
     """One restart of the depth-first search; (nodes, best unmatched, deepest depth, its breaks,
     exhausted). out_best gets the best complete board found (complete or completed greedily),
     out_deep the deepest partial; hist[d] counts the placements at depth d.
@@ -172,8 +207,13 @@ def _restart(geometry, lists, allow, board0, node_cap, seed, stop, hist, out_bes
     At depth i the board has cells order[:i] filled (and the pre-placed ones); the cell's candidates
     are the list of its (kind, left, bottom) key, exact fits in [start, mid), one-break fits in
     [mid, end), reshuffled from `seed`; breaks so far may not pass allow[i], nor the best complete
-    board's breaks minus one."""
+    board's breaks minus one. quota = (sides, need): a placement at depth i is cut when the quota
+    colours' sides placed so far (sides[o] per orient) stay below need[i + 1]. caps = (placements,
+    abandon nodes, abandon depth): the restart stops after its placements, or after abandon nodes if
+    it has not yet reached the abandon depth (Verhaard's restarts)."""
+    node_cap, abandon_nodes, abandon_depth = caps
     cells, left, bottom, pat, fixed, req_top, req_right, top_brk, right_brk, nb, cell_pat = geometry
+    q_sides, q_need = quota
     col, piece_of, entries0, kstart, kmid, kend, radix, pat_orients, pat_start = lists
     np.random.seed(seed)
     entries = entries0.copy()
@@ -190,6 +230,7 @@ def _restart(geometry, lists, allow, board0, node_cap, seed, stop, hist, out_bes
             used[piece_of[board[x]]] = True
     j, mid, end = np.zeros(depth, np.int64), np.zeros(depth, np.int64), np.zeros(depth, np.int64)
     brk = np.zeros(depth + 1, np.int64)
+    qc = np.zeros(depth + 1, np.int64)
     scratch = np.empty_like(board)
     nodes, since, cap = 0, 0, 1 << 30
     best, deep, deep_brk, deep_seen = 1 << 30, -1, 0, -1
@@ -212,7 +253,8 @@ def _restart(geometry, lists, allow, board0, node_cap, seed, stop, hist, out_bes
             if j[i] == 0:
                 j[i] = 1
                 brk[i + 1] = base
-                placed = True
+                qc[i + 1] = qc[i] + q_sides[fixed[i]]
+                placed = qc[i + 1] >= q_need[i + 1]
         else:
             stop_at = end[i] if base < limit else mid[i]
             while j[i] < stop_at:
@@ -232,6 +274,9 @@ def _restart(geometry, lists, allow, board0, node_cap, seed, stop, hist, out_bes
                     cost += 1
                 if cost > 1 or base + cost > limit:
                     continue
+                if qc[i] + q_sides[o] < q_need[i + 1]:
+                    continue
+                qc[i + 1] = qc[i] + q_sides[o]
                 board[x] = o
                 used[p] = True
                 brk[i + 1] = base + cost
@@ -272,7 +317,7 @@ def _restart(geometry, lists, allow, board0, node_cap, seed, stop, hist, out_bes
                     bc = col[board[bottom[i]], 1] if bottom[i] >= 0 else 0
                     k = (pat[i] * radix + lc) * radix + bc
                     j[i], mid[i], end[i] = kstart[k], kmid[k], kend[k]
-            if nodes >= node_cap:
+            if nodes >= node_cap or (nodes >= abandon_nodes and deep < abandon_depth):
                 break
             if nodes % STOP_EVERY == 0 and stop[0] != 0:
                 break
@@ -303,7 +348,13 @@ class Tables:
     """A board's kernel tables, built once for every restart: the order's geometry per depth, the
     candidate lists and the schedule (allowed breaks per depth)."""
 
-    def __init__(self, puzzle: ConstructivePuzzle, order: str, tail: int | None, schedule: list[int] | None):
+    def __init__(
+        self,
+        puzzle: ConstructivePuzzle,
+        order: str,
+        tail: int | None,
+        schedule: list[int] | None,
+    ):
         table = np.ascontiguousarray(puzzle.table, dtype=np.int64)
         n, m = puzzle.n, puzzle.m
         pieces, turns = table.shape[0], table.shape[1]
@@ -412,6 +463,10 @@ class Tables:
         )
         unlock = default_schedule(depth) if schedule is None else schedule
         self.allow = np.searchsorted(np.array(unlock, np.int64), np.arange(depth), "right").astype(np.int64)
+        grey = col == 0  # a side beside a grey side runs along the rim: a frame colour
+        beside = np.roll(grey, 1, axis=1) | np.roll(grey, -1, axis=1)
+        self.frame_colours = sorted(set(col[beside & ~grey].tolist()))
+        self.inner_colours = sorted(set(col[~grey].tolist()) - set(self.frame_colours))
         self.board0, self.table = board0, table
 
     def finish(self, partial: np.ndarray, width: int, seed: int) -> tuple[np.ndarray, int] | None:
@@ -427,19 +482,43 @@ class Tables:
                 return None
         return run.board, run.unmatched
 
-    def restart(self, node_cap: int, seed: int, stop: np.ndarray) -> RestartRun:
-        """One restart (see `_restart`)."""
-        hist = np.zeros(self.cells_count, np.int64)
-        best_board, deep_board = (
-            np.full(self.cells_count, -1, np.int64),
-            np.full(self.cells_count, -1, np.int64),
+    def quota(self, colours: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(sides of `colours` per orient, sides needed by depth) for the kernel: QUOTA_RAMP scaled."""
+        col = self.lists[0]
+        sides = np.isin(col, np.asarray(list(colours), np.int64)).sum(axis=1).astype(np.int64)
+        total = int(sides[:: self.turns].sum())
+        return sides, quota_need(self.cells_count, total) if total else np.zeros(
+            self.cells_count + 1, np.int64
         )
+
+    def draw_quota(self, seed: int) -> list[int]:
+        """A frame colour and two inner colours drawn from `seed` (three inner ones on a board with
+        fewer than one frame colour or two inner ones)."""
+        rng = np.random.default_rng(seed)
+        if self.frame_colours and len(self.inner_colours) >= 2:
+            return [int(rng.choice(self.frame_colours)), *map(int, rng.choice(self.inner_colours, 2, False))]
+        colours = self.frame_colours + self.inner_colours
+        return [int(c) for c in rng.choice(colours, min(3, len(colours)), False)]
+
+    def restart(
+        self,
+        node_cap: int,
+        seed: int,
+        stop: np.ndarray,
+        quota: Sequence[int] = (),
+        abandon: tuple[int, int] = (0, 0),
+    ) -> RestartRun:
+        """One restart (see `_restart`): `quota` colours, abandoned after abandon[0] placements short of
+        depth abandon[1]."""
+        hist = np.zeros(self.cells_count, np.int64)
+        best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
         nodes, best, deep, deep_brk, exhausted = _restart(
             self.geometry,
             self.lists,
             self.allow,
+            self.quota(quota),
             self.board0,
-            node_cap,
+            (node_cap, abandon[0], abandon[1]),
             seed,
             stop,
             hist,
@@ -478,7 +557,7 @@ class RestartRun:
 @dataclass(frozen=True)
 class BreaksConstruction(Construction):
     """A `Construction` with the search's own count of its board's unmatched joins (`unmatched`) and
-    its profile: placements by depth (`depth_nodes`, the benchmark's
+    its profile (the quota colours used; placements by depth (`depth_nodes`, the benchmark's
     "where the nodes go"), the deepest depth reached and the restarts run; its `history` is the
     anytime curve (seconds, nodes, unmatched joins at each new best board)."""
 
@@ -486,6 +565,7 @@ class BreaksConstruction(Construction):
     depth_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     deepest: int = 0
     restarts: int = 0
+    quota: tuple[int, ...] = ()
 
 
 def warm_up() -> None:
@@ -516,6 +596,11 @@ class Breaks(BoardBuilder):
         max_nodes: the run's placements; null: none under a time limit (the time is the budget), else
             DEFAULT_MAX_NODES.
         threads: restarts run at once.
+        quota: colours whose sides must be placed early (QUOTA_RAMP, Blackwood's colour quota);
+            null: on boards of QUOTA_CELLS or more, the triple (a frame colour, two inner ones) that
+            takes probe restarts deepest (`choose_quota`); []: no quota.
+        abandon_nodes, abandon_depth: a restart that has not reached abandon_depth (null: 160 of 256
+            cells, scaled) after abandon_nodes placements stops (Verhaard's restarts).
 
     Its work counts placements (nodes).
     """
@@ -533,6 +618,9 @@ class Breaks(BoardBuilder):
         finish_width: int = FINISH_WIDTH,
         max_nodes: int | None = None,
         threads: int = 1,
+        quota: Sequence[int] | None = None,
+        abandon_nodes: int = ABANDON_NODES,
+        abandon_depth: int | None = None,
     ):
         if order not in ORDERS:
             raise InputError(f"optimizer.order must be one of {', '.join(ORDERS)}, got {order!r}")
@@ -546,6 +634,11 @@ class Breaks(BoardBuilder):
             raise InputError(f"optimizer.finish_width must be a whole number >= 0, got {finish_width!r}")
         self.seed, self.order, self.tail, self.finish_width = seed, order, tail, finish_width
         self.restart_nodes, self.max_nodes, self.threads = restart_nodes, max_nodes, threads
+        self.quota = None if quota is None else check_quota(quota)
+        for name, value in (("abandon_nodes", abandon_nodes), ("abandon_depth", abandon_depth)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise InputError(f"optimizer.{name} must be a whole number >= 0, got {value!r}")
+        self.abandon_nodes, self.abandon_depth = abandon_nodes, abandon_depth
         self.name = "breaks"
 
     def seeded(self, seed: int) -> Breaks:
@@ -558,10 +651,47 @@ class Breaks(BoardBuilder):
             self.finish_width,
             self.max_nodes,
             self.threads,
+            self.quota,
+            self.abandon_nodes,
+            self.abandon_depth,
         )
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         warm_up()
+
+    def choose_quota(
+        self, tables: Tables, stop: np.ndarray, abandon: tuple[int, int], budget: int | None
+    ) -> tuple[list[int], list[RestartRun]]:
+        """The quota colours that take short restarts deepest: PROBE_COLOURS triples drawn from the
+        seed get PROBE_ROUNDS[0] restarts each, the best PROBE_KEEP of them PROBE_ROUNDS[1] more; each
+        restart ends after PROBE_NODES placements (or at abandon). Ranked by the summed deepest depth
+        (most colour triples leave no restart past a few rows: the ramp asks too much of them). Every probe's seed and cap are fixed, so the choice does not depend on threads
+        (under a time limit, unless it runs out). Under a node budget the probes take at most a
+        quarter of it."""
+        restarts = PROBE_COLOURS * PROBE_ROUNDS[0] + PROBE_KEEP * PROBE_ROUNDS[1]
+        cap = PROBE_NODES if budget is None else max(1, min(PROBE_NODES, budget // (4 * restarts)))
+        abandon = (min(abandon[0], cap), abandon[1])
+        rng = np.random.default_rng(self.seed)
+        candidates = [tables.draw_quota(int(rng.integers(1 << 62))) for _ in range(PROBE_COLOURS)]
+        runs: list[RestartRun] = []
+        depth_sum = dict.fromkeys(range(len(candidates)), 0)
+        alive = list(depth_sum)
+        with ThreadPoolExecutor(max_workers=max(1, self.threads)) as pool:
+            for round_, (restarts, keep) in enumerate(zip(PROBE_ROUNDS, (PROBE_KEEP, 1), strict=True)):
+                jobs = [(c, r) for c in alive for r in range(restarts)]
+                seeds = [self.seed * 1_000_003 - 1 - (round_ * 1_000 + r) * 1_000 - c for c, r in jobs]
+                done = list(
+                    pool.map(
+                        lambda job, seed: tables.restart(cap, seed, stop, candidates[job[0]], abandon),
+                        jobs,
+                        seeds,
+                    )
+                )
+                runs += done
+                for (c, _), run in zip(jobs, done, strict=True):
+                    depth_sum[c] += run.deepest
+                alive = sorted(alive, key=lambda c: (-depth_sum[c], c))[:keep]
+        return candidates[alive[0]], runs
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> BreaksConstruction:
         """The best complete board of the restarts within `seconds` (or the node budget), checked."""
@@ -570,6 +700,8 @@ class Breaks(BoardBuilder):
         if seconds is not None:
             warm_up()
         tables = Tables(puzzle, self.order, self.tail, self.schedule)
+        depth = self.abandon_depth
+        abandon = (self.abandon_nodes, round(ABANDON_DEPTH * tables.cells_count) if depth is None else depth)
         budget = self.max_nodes or (DEFAULT_MAX_NODES if seconds is None else None)
         lock = threading.Lock()
         state: dict = {
@@ -587,9 +719,29 @@ class Breaks(BoardBuilder):
         def cap_of(k: int) -> int:
             if budget is None:
                 return self.restart_nodes
-            return max(0, min(self.restart_nodes, budget - k * self.restart_nodes))
+            return max(0, min(self.restart_nodes, budget - probed - k * self.restart_nodes))
+
+        def record(run: RestartRun, k: int) -> None:
+            """Count a restart's work and keep its board if the best (ties: the lower k), under lock."""
+            state["nodes"] += run.nodes
+            hist[:] += run.hist
+            state["deepest"] = max(state["deepest"], run.deepest)
+            if run.board is not None and (run.unmatched, k) < state["key"]:
+                state["key"] = (run.unmatched, k)
+                improved = run.unmatched < state["score"]
+                state["best"], state["score"] = run.board, run.unmatched
+                if improved:
+                    elapsed = time.perf_counter() - started
+                    state["history"].append((elapsed, state["nodes"], run.unmatched))
 
         with alarm(None if seconds is None else seconds - (time.perf_counter() - started)) as stop:
+            quota, probes = self.quota or [], []
+            if self.quota is None and tables.cells_count >= QUOTA_CELLS:
+                with alarm(None if seconds is None else PROBE_SHARE * seconds) as probe_stop:
+                    quota, probes = self.choose_quota(tables, probe_stop, abandon, budget)
+            for index, run in enumerate(probes):  # probes first: their k are below every restart's
+                record(run, index - len(probes))
+            probed = state["nodes"]
 
             def worker() -> None:
                 while stop[0] == 0:
@@ -601,24 +753,16 @@ class Breaks(BoardBuilder):
                     cap = cap_of(k)
                     if cap <= 0:
                         return
-                    run = tables.restart(cap, self.seed * 1_000_003 + k, stop)
-                    if self.finish_width and run.deepest < tables.cells_count:
+                    run = tables.restart(cap, self.seed * 1_000_003 + k, stop, quota, abandon)
+                    shallow = run.deepest < abandon[1] and k > 0  # abandoned: not worth a beam
+                    if self.finish_width and run.deepest < tables.cells_count and not shallow:
                         finished = tables.finish(run.deep_board, self.finish_width, self.seed)
                         if finished is not None and finished[1] < run.unmatched:
                             run.board, run.unmatched = finished
                     with lock:
-                        state["nodes"] += run.nodes
-                        hist[:] += run.hist
-                        state["deepest"] = max(state["deepest"], run.deepest)
-                        if run.board is not None and (run.unmatched, k) < state["key"]:
-                            state["key"] = (run.unmatched, k)
-                            improved = run.unmatched < state["score"]
-                            state["best"], state["score"] = run.board, run.unmatched
-                            if improved:
-                                elapsed = time.perf_counter() - started
-                                state["history"].append((elapsed, state["nodes"], run.unmatched))
-                        if run.exhausted or run.unmatched == 0:
-                            state["done"] = True  # the whole tree is walked (or a perfect board found)
+                        record(run, k)
+                        if (run.exhausted and not quota) or run.unmatched == 0:
+                            state["done"] = True  # the whole tree walked, no quota cut (or a perfect board)
 
             threads = max(1, self.threads)
             if threads == 1:
@@ -639,7 +783,9 @@ class Breaks(BoardBuilder):
         peak = int(np.argmax(hist)) if hist.any() else 0
         note = (
             f"breaks: {state['next']} restarts, {state['nodes']:,} nodes, deepest {state['deepest']} of "
-            f"{tables.cells_count}, nodes peak at depth {peak}; best {state['score']} unmatched joins"
+            f"{tables.cells_count}, nodes peak at depth {peak}; colour quota {quota or 'none'}"
+            f"{f' (chosen of {PROBE_COLOURS} by probes)' if probes else ''}; "
+            f"best {state['score']} unmatched joins"
         )
         return BreaksConstruction(
             layout,
@@ -651,5 +797,6 @@ class Breaks(BoardBuilder):
             depth_nodes=hist,
             deepest=state["deepest"],
             restarts=state["next"],
+            quota=tuple(quota),
             history=tuple(state["history"]),
         )
