@@ -139,7 +139,7 @@ class Portfolio(PlateauLNS):
 
     def __init__(
         self,
-        breaks_share: float = 0.7,
+        breaks_share: float = 0.8,
         threads: int = 2,
         restart_nodes: int = 50_000_000,
         breaks_nodes: int | None = None,

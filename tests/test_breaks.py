@@ -12,7 +12,15 @@ from core.errors import InputError
 from experiments.run import run_task, setup
 from experiments.schema import CONFIG_DIR
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
-from puzzles.edge_matching.solvers.breaks import BLACKWOOD, ORDERS, Breaks, Tables, default_schedule
+from puzzles.edge_matching.solvers.breaks import (
+    BLACKWOOD,
+    ORDERS,
+    QUOTA_CELLS,
+    Breaks,
+    Tables,
+    default_schedule,
+    quota_need,
+)
 
 
 def _like(n, m=None, seed=0, hints=(), frame=2, inner=4):
@@ -131,6 +139,44 @@ def test_a_schedule_with_breaks_lets_the_search_go_deeper_than_none():
     assert some.deepest >= none.deepest
 
 
+def test_the_colour_quota_ramp_is_blackwoods_on_256_cells_and_scales():
+    need = quota_need(256, 124)
+    assert [need[d] for d in (26, 56, 76, 102, 160)] == [28, 71, 89, 106, 119]
+    assert need[161:].sum() == 0 and (np.diff(need[:161]) >= 0).all()
+    assert quota_need(64, 62)[40] == 59  # 160 of 256 cells is 40 of 64; 119 of 124 sides is 59.5 of 62
+
+
+def test_the_official_sets_frame_colours_are_the_five_beside_grey():
+    tables = Tables(Eternity2(), "staircase", None, None)
+    assert tables.frame_colours == [1, 2, 3, 4, 5] and tables.inner_colours == list(range(6, 23))
+
+
+@pytest.mark.parametrize("seed", [1, 4, 5])
+def test_every_partial_board_the_search_reached_keeps_the_quota(seed):
+    """The deepest partial of a restart under a quota: each prefix of the fill order holds at least
+    the ramp's sides of the quota colours, counted from the board's colours."""
+    tables = Tables(Eternity2(), "staircase", None, None)
+    colours = tables.draw_quota(seed)
+    sides, need = tables.quota(colours)
+    assert need.max() > 0
+    run = tables.restart(2_000_000, seed, np.zeros(1, np.int64), colours)
+    shown = tables.table.reshape(-1, 4)
+    placed = 0
+    for depth, x in enumerate(tables.geometry[0][: max(run.deepest, 0)]):
+        placed += int(np.isin(shown[run.deep_board[x]], colours).sum())
+        assert placed >= need[depth + 1]
+    assert run.deepest >= 40  # these seeds' triples reach past the first rows: real boards checked
+
+
+def test_small_boards_get_no_quota_and_big_ones_the_probes_choice():
+    assert QUOTA_CELLS > 36
+    small = Breaks(schedule=[], max_nodes=2_000_000).construct(_like(6, seed=1))
+    assert small.quota == () and "chosen of" not in small.note
+    big = Breaks(seed=2, max_nodes=40_000_000, restart_nodes=5_000_000, finish_width=0).construct(Eternity2())
+    assert len(big.quota) == 3 and big.quota[0] in range(1, 6) and set(big.quota[1:]) <= set(range(6, 23))
+    assert "chosen of" in big.note
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_the_same_seed_and_node_budget_give_the_same_board(threads):
     puzzle = Eternity2()
@@ -166,6 +212,10 @@ def test_a_time_limit_stops_it_and_the_board_is_complete():
         {"restart_nodes": 0},
         {"threads": 0},
         {"finish_width": -1},
+        {"quota": [0]},
+        {"quota": "3,8,9"},
+        {"abandon_nodes": -1},
+        {"abandon_depth": 2.5},
     ],
 )
 def test_a_bad_setting_is_refused_in_one_line(settings):
