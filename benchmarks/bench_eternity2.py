@@ -224,12 +224,17 @@ def bench_official(args) -> None:
 
 
 def bench_generated(args) -> None:
-    """Perfect boards within the budget, per optimiser, over seeds (each seed its own instance)."""
+    """Perfect boards within the budget, per optimiser, over seeds (each seed its own instance, a
+    square of `--size` or a rectangle of `--size` rows and `--cols` columns); with two or more
+    optimisers, each one's unmatched joins beside the first's, board by board."""
+    cols = args.cols or args.size
+    by_name: dict[str, list[int]] = {}
     for name in args.optimizers.split(","):
-        optimizer = optimizer_named(name, args.chains, args.set)
+        optimizer = optimizer_named(name, args.chains, [*args.set, *(BEAM_ALONE if name == "beam" else ())])
         solved, bests, times, starts = 0, [], [], []
+        by_name[name] = bests
         for seed in range(args.seeds):
-            puzzle = Eternity2Like(args.size, instance_seed=seed)
+            puzzle = Eternity2Like(args.size, cols, instance_seed=seed)
             result = run_once(puzzle, optimizer, args.seconds, seed, target=0)
             joins = rescored(puzzle, result.best, puzzle.decode(result.best_genome), f"{name} seed {seed}")
             bests.append(inner_edges(puzzle.n, puzzle.m) - joins)
@@ -241,12 +246,20 @@ def bench_generated(args) -> None:
                 f"{result.trace[0][1]:.1f} s), {result.seconds:.1f} CPU s; peak memory {peak_memory_gb():.1f} GB",
                 flush=True,
             )
-        joins = 2 * args.size * (args.size - 1)
+        joins = inner_edges(args.size, cols)
         print(
-            f"generated {args.size}x{args.size} ({joins} joins), {name}, {args.seconds:g} s: solved "
+            f"generated {args.size}x{cols} ({joins} joins), {name}, {args.seconds:g} s: solved "
             f"{solved}/{args.seeds}; unmatched median {statistics.median(bests)}, all {bests} (first boards: "
             f"{starts}); median time {statistics.median(times):.1f} s",
             flush=True,
+        )
+    first, *others = by_name
+    for name in others:
+        worse = sum(a > b for a, b in zip(by_name[name], by_name[first], strict=True))
+        better = sum(a < b for a, b in zip(by_name[name], by_name[first], strict=True))
+        print(
+            f"{name} against {first}, board by board (unmatched): {by_name[name]} against {by_name[first]}: "
+            f"better on {better}, equal on {args.seeds - better - worse}, worse on {worse}"
         )
 
 
@@ -392,6 +405,7 @@ def main() -> None:
     anytime_.add_argument("--no-starter", dest="starter", action="store_false")
     generated = sub.add_parser("generated")
     generated.add_argument("--size", type=int, default=8)
+    generated.add_argument("--cols", type=int, default=None, help="columns of a rectangle (default: --size)")
     generated.add_argument("--seconds", type=float, default=60)
     generated.add_argument("--seeds", type=int, default=10)
     generated.add_argument("--chains", type=int, default=1)

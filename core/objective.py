@@ -75,6 +75,14 @@ class Objective:
                 raise Stop("target")
         return value
 
+    def prelude(self, rows: Sequence[tuple[float, float]]) -> None:
+        """Trace rows (seconds, value) of a start's own search (a backtracker's curve), before the
+        first evaluation: each new best gets a row at evaluation 1, the start's one evaluation."""
+        for seconds, value in rows:
+            if value < self.best:
+                self.best = float(value)
+                self.trace.append((1, float(seconds), float(value)))
+
     def evaluations_left(self) -> int | None:
         """Evaluations the budget still allows (None: no evaluation budget)."""
         cap = self.budget.evaluations

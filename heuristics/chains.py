@@ -115,17 +115,22 @@ class Chain:
 
 
 def start_state(
-    face: LocalSearchFace, rng: np.random.Generator, start: str, seconds: float | None = None
+    face: LocalSearchFace,
+    rng: np.random.Generator,
+    start: str,
+    seconds: float | None = None,
+    history: list | None = None,
 ) -> np.ndarray:
     """A chain's first board: the face's random one, or the one the face builds for the name it was
-    given (start='greedy', 'beam', a board file), within `seconds` (None: no limit)."""
+    given (start='greedy', 'beam', a board file), within `seconds` (None: no limit); `history` gets
+    the builder's anytime rows (seconds, work, value)."""
     if start == "random":
         return face.start(rng)
     if face.built is None:
         raise InputError(
             f"optimizer.start={start} needs a puzzle whose face builds an edge-matching board; use start=random"
         )
-    return face.built(rng, seconds)
+    return face.built(rng, seconds, history)
 
 
 def start_chains(
@@ -140,8 +145,11 @@ def start_chains(
 ) -> list[Chain]:
     """`count` chains, each from a start state (`start`: random or a built one, built within
     `seconds`) drawn by `rng` and accounted as one evaluation. A built board is built once: every
-    chain starts from it."""
-    built = start_state(face, rng, start, seconds) if start != "random" else None
+    chain starts from it, and the builder's own curve opens the run's trace."""
+    history: list = []
+    began = objective.seconds
+    built = start_state(face, rng, start, seconds, history) if start != "random" else None
+    objective.prelude([(began + row[0], row[2]) for row in history])
     chains: list[Chain] = []
     for _ in range(count):
         state = built if built is not None else start_state(face, rng, start)

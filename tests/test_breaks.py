@@ -172,9 +172,21 @@ def test_small_boards_get_no_quota_and_big_ones_the_probes_choice():
     assert QUOTA_CELLS > 36
     small = Breaks(schedule=[], max_nodes=2_000_000).construct(_like(6, seed=1))
     assert small.quota == () and "chosen of" not in small.note
-    big = Breaks(seed=2, max_nodes=40_000_000, restart_nodes=5_000_000, finish_width=0).construct(Eternity2())
-    assert len(big.quota) == 3 and big.quota[0] in range(1, 6) and set(big.quota[1:]) <= set(range(6, 23))
-    assert "chosen of" in big.note
+    tables = Tables(Eternity2(), "staircase", None, None)
+    stop = np.zeros(1, np.int64)
+    chosen, probes = Breaks(seed=2, threads=2).choose_quota(tables, stop, (3_000_000, 160), None)
+    assert len(chosen) == 3 and chosen[0] in range(1, 6) and set(chosen[1:]) <= set(range(6, 23))
+    assert len(probes) == 48 + 6 * 4 and max(run.deepest for run in probes) >= 160
+
+
+def test_no_quota_when_no_probed_triple_gets_past_the_first_rows():
+    """The seed's pseudo Eternity II (13 x 13, 8 colours, pieces unturned): every colour runs along
+    the frame and no triple's probes reach the abandon depth, so the search runs without a quota."""
+    from puzzles.edge_matching.puzzle import EdgeMatching
+
+    puzzle = EdgeMatching(n=13, colours=8, instance_seed=0)
+    built = Breaks(max_nodes=20_000_000, restart_nodes=5_000_000, finish_width=0).construct(puzzle)
+    assert built.quota == () and "chosen of" in built.note and built.deepest > 60
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -41,3 +41,15 @@ def test_bad_settings_are_refused_in_one_line(tmp_path, setting, message):
     with pytest.raises(InputError, match=message) as refused:
         api.run(puzzle="eternity2_like", optimizer="portfolio", overrides=[setting], out=tmp_path)
     assert "\n" not in str(refused.value)
+
+
+def test_its_trace_opens_with_the_break_backtrackers_curve(tmp_path):
+    """Under a time budget the breaks' own new bests are trace rows before the hand-over (at
+    breaks_share of the time), so the curve has points from the first seconds; it ends at the record."""
+    settings = ["budget.seconds=6", "optimizer.finish_width=20", "progress=false"]
+    row = api.run(puzzle="eternity2", optimizer="portfolio", seed=1, overrides=settings, out=tmp_path)
+    steps = trace(row)
+    before = steps[steps["seconds"] < 0.8 * 6]
+    assert len(before) >= 1 and (before["evaluations"] == 1).all()
+    assert steps["best"].is_monotonic_decreasing and steps["seconds"].is_monotonic_increasing
+    assert steps["best"].iloc[-1] == row["best"]

@@ -95,11 +95,17 @@ def _check_preplaced(rows: np.ndarray, rotations: bool) -> None:
 
 def _built_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
     """A face's built start: the solver's board of the puzzle within `seconds` (None: no limit),
-    seeded from the rng, made a legal state."""
+    seeded from the rng, made a legal state; `history`, if given, gets the solver's anytime rows
+    (seconds, work, unmatched joins)."""
     from puzzles.edge_matching.board_moves import legal_state
 
-    def built(rng: np.random.Generator, seconds: float | None = None) -> np.ndarray:
-        board = solver.seeded(int(rng.integers(2**31))).construct(puzzle, seconds).layout
+    def built(
+        rng: np.random.Generator, seconds: float | None = None, history: list | None = None
+    ) -> np.ndarray:
+        construction = solver.seeded(int(rng.integers(2**31))).construct(puzzle, seconds)
+        if history is not None:  # the solver's own anytime curve, for the run's trace
+            history.extend(construction.history)
+        board = construction.layout
         return legal_state(inst, 4 * board.piece + board.rotation)
 
     return built

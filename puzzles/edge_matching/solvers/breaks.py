@@ -665,7 +665,9 @@ class Breaks(BoardBuilder):
         """The quota colours that take short restarts deepest: PROBE_COLOURS triples drawn from the
         seed get PROBE_ROUNDS[0] restarts each, the best PROBE_KEEP of them PROBE_ROUNDS[1] more; each
         restart ends after PROBE_NODES placements (or at abandon). Ranked by the summed deepest depth
-        (most colour triples leave no restart past a few rows: the ramp asks too much of them). Every probe's seed and cap are fixed, so the choice does not depend on threads
+        (most colour triples leave no restart past a few rows: the ramp asks too much of them). No
+        quota when the chosen triple took no probe restart to the abandon depth (boards whose colours
+        all run along the frame, such as the seed's pseudo Eternity II). Every probe's seed and cap are fixed, so the choice does not depend on threads
         (under a time limit, unless it runs out). Under a node budget the probes take at most a
         quarter of it."""
         restarts = PROBE_COLOURS * PROBE_ROUNDS[0] + PROBE_KEEP * PROBE_ROUNDS[1]
@@ -676,6 +678,7 @@ class Breaks(BoardBuilder):
         runs: list[RestartRun] = []
         depth_sum = dict.fromkeys(range(len(candidates)), 0)
         alive = list(depth_sum)
+        passed = dict.fromkeys(alive, False)
         with ThreadPoolExecutor(max_workers=max(1, self.threads)) as pool:
             for round_, (restarts, keep) in enumerate(zip(PROBE_ROUNDS, (PROBE_KEEP, 1), strict=True)):
                 jobs = [(c, r) for c in alive for r in range(restarts)]
@@ -690,8 +693,9 @@ class Breaks(BoardBuilder):
                 runs += done
                 for (c, _), run in zip(jobs, done, strict=True):
                     depth_sum[c] += run.deepest
+                    passed[c] |= run.deepest >= abandon[1]
                 alive = sorted(alive, key=lambda c: (-depth_sum[c], c))[:keep]
-        return candidates[alive[0]], runs
+        return (candidates[alive[0]] if passed[alive[0]] else []), runs
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> BreaksConstruction:
         """The best complete board of the restarts within `seconds` (or the node budget), checked."""
