@@ -739,7 +739,8 @@ class Breaks(BoardBuilder):
                     state["history"].append((elapsed, state["nodes"], run.unmatched))
 
         with alarm(None if seconds is None else seconds - (time.perf_counter() - started)) as stop:
-            quota, probes = self.quota or [], []
+            quota: list[int] = self.quota or []
+            probes: list[RestartRun] = []
             if self.quota is None and tables.cells_count >= QUOTA_CELLS:
                 with alarm(None if seconds is None else PROBE_SHARE * seconds) as probe_stop:
                     quota, probes = self.choose_quota(tables, probe_stop, abandon, budget)
