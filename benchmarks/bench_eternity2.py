@@ -234,7 +234,8 @@ def bench_generated(args) -> None:
         solved, bests, times, starts = 0, [], [], []
         by_name[name] = bests
         for seed in range(args.seeds):
-            puzzle = Eternity2Like(args.size, cols, instance_seed=seed)
+            frame, inner = args.colours or (None, None)
+            puzzle = Eternity2Like(args.size, cols, frame, inner, instance_seed=seed)
             result = run_once(puzzle, optimizer, args.seconds, seed, target=0)
             joins = rescored(puzzle, result.best, puzzle.decode(result.best_genome), f"{name} seed {seed}")
             bests.append(inner_edges(puzzle.n, puzzle.m) - joins)
@@ -406,6 +407,13 @@ def main() -> None:
     generated = sub.add_parser("generated")
     generated.add_argument("--size", type=int, default=8)
     generated.add_argument("--cols", type=int, default=None, help="columns of a rectangle (default: --size)")
+    generated.add_argument(
+        "--colours",
+        type=lambda text: tuple(int(c) for c in text.split(",")),
+        default=None,
+        metavar="FRAME,INNER",
+        help="frame and inner colour counts (needed for a rectangle)",
+    )
     generated.add_argument("--seconds", type=float, default=60)
     generated.add_argument("--seeds", type=int, default=10)
     generated.add_argument("--chains", type=int, default=1)
