@@ -128,32 +128,25 @@ def quota_need(cells: int, total: int, ramp: Sequence[Sequence[float]] = QUOTA_R
     return need
 
 
+def whole_numbers(name: str, value: object, minimum: int, meaning: str) -> list[int]:
+    """`value` as a list of ints >= minimum, or a one-line InputError naming optimizer.`name`."""
+    what = f"optimizer.{name} must be a list of {meaning} (whole numbers >= {minimum})"
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        raise InputError(f"{what}, got {value!r}")
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < minimum:
+            raise InputError(f"{what}; {v!r} is not one")
+    return [int(v) for v in value]
+
+
 def check_quota(quota: object) -> list[int]:
     """The quota colours as a list of ints >= 1, or a one-line InputError."""
-    if not isinstance(quota, Sequence) or isinstance(quota, str):
-        raise InputError(f"optimizer.quota must be a list of colours (whole numbers >= 1), got {quota!r}")
-    for c in quota:
-        if isinstance(c, bool) or not isinstance(c, int | np.integer) or c < 1:
-            raise InputError(
-                f"optimizer.quota must be a list of colours (whole numbers >= 1); {c!r} is not one"
-            )
-    return [int(c) for c in quota]
+    return whole_numbers("quota", quota, 1, "colours")
 
 
 def check_schedule(schedule: object) -> list[int]:
     """The schedule as a sorted list of ints, or a one-line InputError."""
-    if not isinstance(schedule, Sequence) or isinstance(schedule, str):
-        raise InputError(
-            f"optimizer.schedule must be a list of depths (whole numbers >= 0) at which a break unlocks, "
-            f"or null for the default; got {schedule!r}"
-        )
-    for d in schedule:
-        if isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 0:
-            raise InputError(
-                f"optimizer.schedule must be a list of depths (whole numbers >= 0) at which a break "
-                f"unlocks; {d!r} is not one"
-            )
-    return sorted(int(d) for d in schedule)
+    return sorted(whole_numbers("schedule", schedule, 0, "depths at which a break unlocks"))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -354,13 +347,7 @@ class Tables:
     """A board's kernel tables, built once for every restart: the order's geometry per depth, the
     candidate lists and the schedule (allowed breaks per depth)."""
 
-    def __init__(
-        self,
-        puzzle: ConstructivePuzzle,
-        order: str,
-        tail: int | None,
-        schedule: list[int] | None,
-    ):
+    def __init__(self, puzzle: ConstructivePuzzle, order: str, tail: int | None, schedule: list[int] | None):
         table = np.ascontiguousarray(puzzle.table, dtype=np.int64)
         n, m = puzzle.n, puzzle.m
         pieces, turns = table.shape[0], table.shape[1]
@@ -563,7 +550,7 @@ class RestartRun:
 @dataclass(frozen=True)
 class BreaksConstruction(Construction):
     """A `Construction` with the search's own count of its board's unmatched joins (`unmatched`) and
-    its profile (the quota colours used; placements by depth (`depth_nodes`, the benchmark's
+    its profile: the quota colours used, placements by depth (`depth_nodes`, the benchmark's
     "where the nodes go"), the deepest depth reached and the restarts run; its `history` is the
     anytime curve (seconds, nodes, unmatched joins at each new best board)."""
 
@@ -673,9 +660,9 @@ class Breaks(BoardBuilder):
         restart ends after PROBE_NODES placements (or at abandon). Ranked by the summed deepest depth
         (most colour triples leave no restart past a few rows: the ramp asks too much of them). No
         quota when the chosen triple took no probe restart to the abandon depth (boards whose colours
-        all run along the frame, such as the seed's pseudo Eternity II). Every probe's seed and cap are fixed, so the choice does not depend on threads
-        (under a time limit, unless it runs out). Under a node budget the probes take at most a
-        quarter of it."""
+        all run along the frame, such as the seed's pseudo Eternity II). Every probe's seed and cap
+        are fixed, so the choice does not depend on threads (under a time limit, unless it runs out).
+        Under a node budget the probes take at most a quarter of it."""
         restarts = PROBE_COLOURS * PROBE_ROUNDS[0] + PROBE_KEEP * PROBE_ROUNDS[1]
         cap = PROBE_NODES if budget is None else max(1, min(PROBE_NODES, budget // (4 * restarts)))
         abandon = (min(abandon[0], cap), abandon[1])
