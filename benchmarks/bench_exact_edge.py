@@ -74,7 +74,8 @@ def speed(args) -> None:
             unit="nodes",
             targets={"perfect_search now": "target >= 1.5x"},
         )
-        print(f"  {_reads(board, args.nodes // 10)} (both walks read the same entries)")
+        walk = "sets of pieces" if board.sets is not None else "entries"
+        print(f"  today's walk reads {walk}; the walk before it read {_reads(board, args.nodes // 10)}")
 
 
 def _reads(board, nodes: int) -> str:
@@ -85,7 +86,7 @@ def _reads(board, nodes: int) -> str:
         board.fresh_state(), 0, len(board.order), 1, nodes, never, never.copy(), 1, tally
     )
     reads, blocked = tally
-    return f"{reads / walked:.2f} entries read per node, {blocked / reads:.0%} of them blocked"
+    return f"{reads / walked:.2f} entries per node, {blocked / reads:.0%} of them blocked"
 
 
 def graded() -> dict[str, EdgeMatching]:

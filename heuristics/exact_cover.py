@@ -29,10 +29,8 @@ from typing import Literal, overload
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
+from core.bits import popcount, trailing_zeros
 from core.errors import InputError
 from core.exact import CoverModel, Regions, bitsets
 
@@ -42,18 +40,6 @@ NO_LIMIT = np.iinfo(np.int64).max
 _ALL_COVERED, _DEAD_END = -1, -2
 _FRESH, _RUNNING, _DONE = 0, 1, 2
 NO_REGIONS = np.zeros(10, dtype=np.uint64)
-
-
-@intrinsic
-def _trailing_zeros(typingctx, x):
-    """Index of the lowest set bit (LLVM cttz): the first uncovered item of a word in one step."""
-    sig = types.int64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        tz = builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-        return builder.zext(tz, ir.IntType(64))
-
-    return sig, codegen
 
 
 @numba.njit(cache=True, nogil=True)
@@ -71,7 +57,7 @@ def _first_open(primary, cov, base):
     for w in range(primary.shape[0]):
         open_ = primary[w] & ~cov[base + w]
         if open_:
-            return w * 64 + _trailing_zeros(open_)
+            return w * 64 + trailing_zeros(open_)
     return _ALL_COVERED
 
 
@@ -82,7 +68,7 @@ def _fewest_options(lm, primary, cov, base, start):
     for w in range(primary.shape[0]):
         open_ = primary[w] & ~cov[base + w]
         while open_:
-            item = w * 64 + _trailing_zeros(open_)
+            item = w * 64 + trailing_zeros(open_)
             open_ &= open_ - np.uint64(1)
             count = 0
             for k in range(start[item], start[item + 1]):
@@ -97,16 +83,6 @@ def _fewest_options(lm, primary, cov, base, start):
                 if count == 1:
                     return best
     return best
-
-
-@numba.njit(cache=True, nogil=True)
-def _popcount(x):
-    """Number of set bits."""
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
 
 
 @numba.njit(cache=True, nogil=True)
@@ -136,7 +112,7 @@ def _regions_ok(empty, spec):
             if grown == region:
                 break
             region = grown
-        size = _popcount(region)
+        size = popcount(region)
         if size < min_size or size % divisor:
             return False
         empty &= ~region

@@ -42,6 +42,7 @@ import numpy as np
 from tqdm import tqdm
 
 from core import interrupt
+from core.bits import popcount, trailing_zeros
 from core.errors import InputError
 from puzzles.edge_matching.solvers.beam import grey_patterns
 from puzzles.edge_matching.solvers.greedy import DC, DR
@@ -269,6 +270,123 @@ def _walk_tallied(
         tally,
         cursor,
     )
+
+
+@numba.njit(cache=True, nogil=True)
+def _free_set(blocked):
+    """The pieces `blocked` leaves free, as bits of a uint64 (boards of at most 64 pieces)."""
+    free = np.uint64(0)
+    for p in range(blocked.shape[0] - 1):  # the last entry is the sentinel's
+        if blocked[p] == 0:
+            free |= np.uint64(1) << np.uint64(p)
+    return free
+
+
+@numba.njit(cache=True, nogil=True)
+def _unpack(free, blocked):
+    """Write a free set back into `blocked`, so a caller (or the next call) sees the walk's state."""
+    for p in range(blocked.shape[0] - 1):
+        blocked[p] = 0 if (free >> np.uint64(p)) & np.uint64(1) else 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _walk_sets(
+    geometry, lists, sets, state, first_depth, stop_depth, limit, max_nodes, stop, progress, record, cursor
+):
+    """`_walk` on a board of at most 64 pieces, without look-ahead or checked sides: the same candidates
+    in the same order, so the same nodes and boards, faster. A list is also a set of its pieces
+    (`members[key]`, a uint64), the pieces free another; the next candidate is the lowest bit of their
+    AND, so no entry of a used piece is read and no unpredictable test per entry is made (issue 34:
+    most entries read were of used pieces). A list holds each piece's turns side by side, sorted by
+    piece: `first[rank[key] + members below p]` is piece p's first entry, its other turns follow.
+    The cursor holds per depth the pieces still to try, the next entry and the list's key."""
+    order, nb, need, key_at, key_weight, check_side, check_len, base = geometry
+    starts, piece_of, turn_of, shows, side_kind, radix = lists
+    members, rank, first = sets
+    next_twin, blocked, shown, piece, chosen, supply, demand = state
+    colours = shown.reshape(-1)
+    shown_at, shows_at = shown.view(np.int64).reshape(-1), shows.view(np.int64).reshape(-1)
+    depths = (cursor.shape[0] - 4) // 4
+    untried = cursor[4 : 4 + depths].view(np.uint64)
+    at = cursor[4 + depths : 4 + 2 * depths]
+    keys = cursor[4 + 2 * depths : 4 + 3 * depths]
+    one = np.uint64(1)
+    if cursor[0] == -2:
+        return 1, cursor[2], 0
+    if cursor[0] < 0:
+        d, found, fresh = first_depth, 0, True
+    else:
+        d, fresh, found = cursor[0], cursor[1] != 0, cursor[2]
+    free = _free_set(blocked)
+    nodes = 0
+    check_at = STOP_EVERY if max_nodes >= STOP_EVERY else max_nodes + 1
+    while True:
+        if d == stop_depth:
+            if found < record.shape[0]:
+                record[found, :stop_depth] = chosen[:stop_depth]
+            found += 1
+            if found >= limit or d == first_depth:
+                _unpack(free, blocked)
+                return 1, found, nodes
+            fresh = False
+            d -= 1
+            p = piece_of[chosen[d]]
+            free |= one << np.uint64(p)
+            q = next_twin[p]
+            if q >= 0:
+                free &= ~(one << np.uint64(q))
+            continue
+        if fresh:
+            key = base[d]
+            key += colours[key_at[d, 0]] * key_weight[d, 0] + colours[key_at[d, 1]] * key_weight[d, 1]
+            key += colours[key_at[d, 2]] * key_weight[d, 2] + colours[key_at[d, 3]] * key_weight[d, 3]
+            keys[d] = key
+            left = members[key] & free
+            i = 0
+        else:
+            key, left, i = keys[d], untried[d], at[d]
+            if piece_of[i] != piece_of[chosen[d]]:  # no other turn of the piece just lifted
+                i = 0
+        if i == 0 and left != 0:
+            p = trailing_zeros(left)
+            left &= left - one
+            i = first[rank[key] + popcount(members[key] & ((one << np.uint64(p)) - one))]
+        nodes += 1
+        if i != 0:
+            p = piece_of[i]
+            free &= ~(one << np.uint64(p))
+            q = next_twin[p]
+            if q >= 0:
+                free |= one << np.uint64(q)
+            chosen[d] = i
+            shown_at[order[d]] = shows_at[i]  # a cell's four int16 colours as one 8-byte word
+            untried[d], at[d] = left, i + 1
+            fresh = True
+            d += 1
+        else:
+            fresh = False
+            if d == first_depth:
+                cursor[0], cursor[2] = -2, found
+                _unpack(free, blocked)
+                return (-1 if nodes > max_nodes else 1), found, nodes
+            d -= 1
+            p = piece_of[chosen[d]]
+            free |= one << np.uint64(p)
+            q = next_twin[p]
+            if q >= 0:
+                free &= ~(one << np.uint64(q))
+        if nodes >= check_at:
+            cursor[0], cursor[1], cursor[2] = d, fresh, found
+            if nodes > max_nodes:
+                _unpack(free, blocked)
+                return -1, found, nodes
+            if nodes % STOP_EVERY == 0:
+                progress[0] = nodes
+                if stop[0] != 0:
+                    _unpack(free, blocked)
+                    return -2, found, nodes
+            after = (nodes // STOP_EVERY + 1) * STOP_EVERY
+            check_at = after if after <= max_nodes else max_nodes + 1
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -527,6 +645,26 @@ def _sentinel_lists(counts: list[np.ndarray], entries: list[np.ndarray], pieces:
     return (np.concatenate(starts) if starts else np.zeros(0, np.int64)), pairs
 
 
+def _piece_sets(starts: np.ndarray, piece_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(members, rank, first) for `_walk_sets`: each list's pieces as bits, where its pieces' first entries
+    begin in `first`, and those entries (the sentinel entry 0 stands at first[0], never read)."""
+    sentinel = int(piece_of[0])
+    members = np.zeros(len(starts), np.uint64)
+    rank = np.zeros(len(starts), np.int64)
+    first = [0]
+    for key, i in enumerate(starts):
+        rank[key] = len(first)
+        last = -1
+        while piece_of[i] != sentinel:
+            p = int(piece_of[i])
+            if p != last:
+                members[key] |= np.uint64(1) << np.uint64(p)
+                first.append(int(i))
+                last = p
+            i += 1
+    return members, rank, np.array(first, np.int64)
+
+
 def _classes(table: np.ndarray, free: np.ndarray) -> np.ndarray:
     """twin[p]: the free piece before p that is the same piece (up to a turn it may take), else -1."""
     twin = np.full(len(table), NONE, np.int64)
@@ -611,7 +749,7 @@ class Board:
         self.piece[given[:, 0]], self.turn[given[:, 0]] = given[:, 1], given[:, 2]
         self.used = np.zeros(len(table), np.bool_)
         self.used[given[:, 1]] = True
-        self.shown = np.full((n * m, 4), NONE, np.int64)
+        self.shown = np.full((n * m, 4), NONE, np.int16)  # colours, small: the walk's reads stay in cache
         self.shown[given[:, 0]] = table[given[:, 1], given[:, 2]]
         self.order_name = order
         self.order = np.array([x for x in ORDERS[order](n, m) if self.piece[x] == NONE], np.int64)
@@ -723,7 +861,9 @@ class Board:
             self.base[d] = groups[group]
         self.starts, pairs = _sentinel_lists(starts, entries, len(table))
         self.piece_of, self.turn_of = pairs[:, 0].copy(), pairs[:, 1].copy()
-        self.shows = table[self.piece_of % len(table), self.turn_of]
+        fits_sets = len(table) <= 64 and not self.check_len.any()
+        self.sets = _piece_sets(self.starts, self.piece_of) if fits_sets else None
+        self.shows = table[self.piece_of % len(table), self.turn_of].astype(np.int16)
         self.shows[self.piece_of == len(table)] = 0  # a sentinel shows nothing
         kinds = self.side_kinds[orient_pattern[self.piece_of % len(table), self.turn_of]]
         self.entry_kind = np.maximum(kinds, 0)
@@ -813,8 +953,9 @@ class Board:
 
     @staticmethod
     def new_cursor(depth: int) -> np.ndarray:
-        """A walk's place, to resume it: [depth (-1: not started), fresh, boards found, a cursor per depth]."""
-        cursor = np.zeros(depth + 4, np.int64)
+        """A walk's place, to resume it: [depth (-1: not started), fresh, boards found, then per depth a
+        cursor (`_walk`) or three (`_walk_sets`)]."""
+        cursor = np.zeros(4 * depth + 4, np.int64)
         cursor[0] = -1
         return cursor
 
@@ -849,21 +990,13 @@ class Board:
         state) resumes there."""
         cursor = self.new_cursor(depth) if cursor is None else cursor
         record = np.zeros((keep, max(depth, 1)), np.int64)
-        walk = _walk_books if self.lookahead else _walk_plain if tally is None else _walk_tallied
-        status, found, nodes = walk(
-            self.geometry(),
-            self.lists(),
-            state,
-            first,
-            depth,
-            limit,
-            max_nodes,
-            stop,
-            progress,
-            record,
-            tally if tally is not None else np.zeros(2, np.int64),
-            cursor,
-        )
+        args = (first, depth, limit, max_nodes, stop, progress, record)
+        if self.sets is not None and not self.lookahead and tally is None:
+            status, found, nodes = _walk_sets(self.geometry(), self.lists(), self.sets, state, *args, cursor)
+        else:
+            walk = _walk_books if self.lookahead else _walk_plain if tally is None else _walk_tallied
+            tally = tally if tally is not None else np.zeros(2, np.int64)
+            status, found, nodes = walk(self.geometry(), self.lists(), state, *args, tally, cursor)
         return status, found, nodes, record[: min(found, keep)]
 
 
