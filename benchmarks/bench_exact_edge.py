@@ -5,7 +5,7 @@ the rim, pre-placed pieces kept) and re-scored: 0 unmatched joins.
     python -m benchmarks.bench_exact_edge speed [--nodes 200000000] [--repeats 3]
     python -m benchmarks.bench_exact_edge tree [--nodes 200000000]
     python -m benchmarks.bench_exact_edge order [--instances 5] [--nodes 200000000]
-    python -m benchmarks.bench_exact_edge hardest [--instances 10] [--seconds 600] [--threads 2]
+    python -m benchmarks.bench_exact_edge hardest [--instances 10] [--seconds 600] [--threads 2] [--sides raced]
     python -m benchmarks.bench_exact_edge clues [--seconds 600]
     python -m benchmarks.bench_exact_edge none [--instances 5]
 
@@ -201,7 +201,7 @@ def hardest(args) -> None:
     """Generated hardest 8 x 8 boards (3 frame + 8 inner colours), the first perfect board of each: one
     tree in the default order split over the threads (before issue 34), against the scan order chosen
     by estimate with the two best orders raced (`order="auto"`, `portfolio=True`), in the same run."""
-    sides = {
+    every = {
         "one tree split (order short)": lambda p: search(
             Board(p.table, p.n, p.m, p.preplaced), limit=1, threads=args.threads, seconds=args.seconds
         ),
@@ -213,6 +213,11 @@ def hardest(args) -> None:
             portfolio=True,
         ),
     }
+    wanted = args.sides.split(",")
+    unknown = set(wanted) - {"split", "raced"}
+    if unknown:
+        raise SystemExit(f"--sides: unknown {', '.join(sorted(unknown))}; choose split, raced or both")
+    sides = {name: run for (name, run), key in zip(every.items(), ("split", "raced")) if key in wanted}
     tally: dict[str, list[float]] = {name: [] for name in sides}
     for s in range(args.instances):
         p = Eternity2Like(n=8, instance_seed=s)
@@ -318,6 +323,10 @@ def main() -> None:
         p.add_argument("--instances", type=int, default=10 if name == "hardest" else 5)
         p.add_argument("--seconds", type=float, default=600.0)
         p.add_argument("--threads", type=int, default=2)
+        if name == "hardest":
+            p.add_argument(
+                "--sides", default="split,raced", help="which to run: split (one tree), raced, or both"
+            )
     args = parser.parse_args()
     args.fn(args)
 
