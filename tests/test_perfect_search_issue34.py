@@ -2,6 +2,8 @@
 resumed slice by slice is the walk in one go, Knuth's estimate is near the real tree, and the race of
 two orders gives the same answer on one and two threads."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,24 @@ def test_the_race_proves_none_and_a_count_still_splits_one_tree(tmp_path):
     assert raced.none and raced.jobs == 1 and raced.order in ORDERS
     counted = search(board, threads=2, portfolio=True)
     assert counted.none and counted.jobs > 1 and counted.order == board.order_name
+
+
+@pytest.mark.parametrize("order", ["rows", "spiral", "bands"])
+def test_the_walk_over_sets_of_pieces_is_the_walk_over_entries(order):
+    puzzles = [BOARDS[name] for name in BOARDS] + [Eternity2Like(n=6, instance_seed=2)]
+    for puzzle in puzzles:
+        board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order=order)
+        entries = copy.copy(board)
+        entries.sets = None  # the walk every board can take
+        assert board.sets is not None  # at most 64 pieces: the walk over sets
+        for limit, threads in ((None, 1), (1, 1), (2, 2)):
+            sets, plain = (search(b, limit, 3, threads) for b in (board, entries))
+            assert sets.nodes > 0 and same_answer(sets, plain), (order, limit, sets.nodes, plain.nodes)
+
+
+def test_a_board_of_more_than_64_pieces_walks_entries():
+    puzzle = Eternity2Like(n=9, instance_seed=0)
+    board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced)
+    assert board.sets is None
+    answer = search(board, limit=1, threads=1, max_nodes=200_000)
+    assert answer.nodes > 0 and all(is_perfect(puzzle, *b) for b in answer.boards)
