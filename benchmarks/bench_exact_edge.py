@@ -205,6 +205,12 @@ def hardest(args) -> None:
         "one tree split (order short)": lambda p: search(
             Board(p.table, p.n, p.m, p.preplaced), limit=1, threads=args.threads, seconds=args.seconds
         ),
+        "order estimated, one tree split": lambda p: search(
+            Board(p.table, p.n, p.m, p.preplaced, order="auto"),
+            limit=1,
+            threads=args.threads,
+            seconds=args.seconds,
+        ),
         "orders estimated, two raced": lambda p: search(
             Board(p.table, p.n, p.m, p.preplaced, order="auto"),
             limit=1,
@@ -214,10 +220,11 @@ def hardest(args) -> None:
         ),
     }
     wanted = args.sides.split(",")
-    unknown = set(wanted) - {"split", "raced"}
+    keys = ("split", "auto", "raced")
+    unknown = set(wanted) - set(keys)
     if unknown:
-        raise SystemExit(f"--sides: unknown {', '.join(sorted(unknown))}; choose split, raced or both")
-    sides = {name: run for (name, run), key in zip(every.items(), ("split", "raced")) if key in wanted}
+        raise SystemExit(f"--sides: unknown {', '.join(sorted(unknown))}; choose from {', '.join(keys)}")
+    sides = {name: run for (name, run), key in zip(every.items(), keys, strict=True) if key in wanted}
     tally: dict[str, list[float]] = {name: [] for name in sides}
     for s in range(args.instances):
         p = Eternity2Like(n=8, instance_seed=s)
@@ -325,7 +332,9 @@ def main() -> None:
         p.add_argument("--threads", type=int, default=2)
         if name == "hardest":
             p.add_argument(
-                "--sides", default="split,raced", help="which to run: split (one tree), raced, or both"
+                "--sides",
+                default="split,auto,raced",
+                help="comma-separated: split (one tree, order short), auto (one tree, order estimated), raced",
             )
     args = parser.parse_args()
     args.fn(args)
