@@ -1099,9 +1099,10 @@ def _race(boards: list[Board], threads: int, max_nodes: int, seconds: float | No
     schedule to find a board or to walk its tree to the end (a proof that there is none). On one thread
     the schedule is run as it is; on two each order has a thread and walks on until a rival's finish
     comes earlier in the schedule, so the winner, its board and the nodes reported (those the schedule
-    walks up to the winner's finish) are the same on any thread count. Why: where an order's first
-    board lies varies strongly by order, so two orders side by side find it sooner, on median, than one
-    tree split over two threads (issue 34)."""
+    walks up to the winner's finish) are the same on any thread count. Why it is an option, not the
+    default: where an order's first board lies varies by order, but a race gives each order one core
+    where a split gives the best order both, and on the hardest 8 x 8 boards the split found boards
+    sooner (issue 34; docs/studies/exact-edge-matching.md)."""
     k = len(boards)
     states = [b.fresh_state() for b in boards]
     cursors = [b.new_cursor(len(b.order)) for b in boards]
