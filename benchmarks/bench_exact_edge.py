@@ -199,8 +199,9 @@ def order(args) -> None:
 
 def hardest(args) -> None:
     """Generated hardest 8 x 8 boards (3 frame + 8 inner colours), the first perfect board of each: one
-    tree in the default order split over the threads (before issue 34), against the scan order chosen
-    by estimate with the two best orders raced (`order="auto"`, `portfolio=True`), in the same run."""
+    tree in the default order split over the threads (before issue 34), the order chosen by estimate
+    with its tree split (`order="auto"`: what the app runs), and the two best orders raced
+    (`portfolio=True`), each side in the same run (`--sides` picks some)."""
     every = {
         "one tree split (order short)": lambda p: search(
             Board(p.table, p.n, p.m, p.preplaced), limit=1, threads=args.threads, seconds=args.seconds
