@@ -37,7 +37,7 @@ def answer_board(
     board = Board(
         puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="auto"
     )  # the smallest estimated tree
-    found = search(board, limit, max(draw, 1), threads, max_nodes, seconds, progress)
+    found = search(board, limit, max(draw, 1), threads, max_nodes, seconds, progress, portfolio=True)
     row: dict[str, Any] = {
         "rows": puzzle.n,
         "columns": puzzle.m,
@@ -45,7 +45,7 @@ def answer_board(
         "all_counted": found.complete,
         "symmetry": found.symmetry,
         "nodes": found.nodes,
-        "scan_order": found.order,  # the order whose tree was walked
+        "scan_order": found.order,  # the order that walked (found the first board, in a race)
         "stop_reason": found.stop_reason,
     }
     kept = [puzzle.layout(piece, turn) for piece, turn in found.boards]

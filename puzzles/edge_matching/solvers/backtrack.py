@@ -41,7 +41,7 @@ from puzzles.edge_matching.solvers.perfect_search import Board, neighbours, sear
 
 _unmatched = numba.njit(inline="always")(unmatched_edge)
 STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
-ESTIMATE_CELLS = 100  # up to 10 x 10: the scan order chosen by estimate (perfect_search), its tree split
+RACE_CELLS = 100  # up to 10 x 10: the scan order chosen by estimate, the two best raced (perfect_search)
 
 
 @dataclass(frozen=True)
@@ -341,13 +341,14 @@ def solve_exact(
     spent = priced = 0
     k = max(s.base + (max(s.z0 - s.b0 - s.o0, 0) + 1) // 2, proved)
     if k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
-        order = "auto" if n * m <= ESTIMATE_CELLS else "short"  # larger boards: no perfect board in reach
+        order = "auto" if n * m <= RACE_CELLS else "short"  # larger boards: no perfect board in reach
         answer = search(
             Board(table, n, m, preplaced, order=order),
             limit=1,
             threads=threads,
             max_nodes=max_nodes,
             seconds=seconds,
+            portfolio=True,
         )
         if answer.boards:
             piece, rot = answer.boards[0]
