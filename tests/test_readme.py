@@ -206,6 +206,10 @@ RUN: dict[str, list[str]] = {
 
 # README command -> why it does not run here.
 EXCLUDED: dict[str, str] = {
+    "python -m experiments.run puzzle=eternity2_like puzzle.n=8 optimizer=backtrack budget.seconds=600": (
+        "a 10-minute search on both cores; optimizer=backtrack runs from the command line in "
+        "tests/test_perfect_search.py (the 6 x 12 clue puzzle)"
+    ),
     "python -m experiments.run task=exact puzzle=eternity2_like puzzle.n=8 task.seconds=3600": (
         "a 33-minute count on both cores; the same task on an edge-matching board runs as the README's "
         "exact edge matching command"
