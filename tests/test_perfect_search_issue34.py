@@ -86,6 +86,30 @@ def test_the_race_gives_the_same_answer_on_one_and_two_threads(slice_nodes, monk
         assert same_answer(one, two) and one.order == two.order and one.order in ORDERS
 
 
+def test_a_race_that_does_not_finish_in_its_rounds_hands_over_to_the_split(monkeypatch):
+    monkeypatch.setattr(perfect_search, "SLICE", 1 << 8)
+    monkeypatch.setattr(perfect_search, "HEDGE_ROUNDS", 2)
+    puzzle = Eternity2Like(n=6, instance_seed=0)
+    board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="auto")
+    split = search(board, limit=1, threads=1)
+    assert split.nodes > 4 * perfect_search.SLICE  # longer than the race's two rounds of two orders
+    one, two = (search(board, limit=1, threads=t, portfolio=True) for t in (1, 2))
+    assert one.boards and is_perfect(puzzle, *one.boards[0]) and one.order == board.order_name
+    assert same_answer(one, two) and one.nodes == split.nodes + 4 * perfect_search.SLICE  # the race's too
+    assert all((x == y).all() for x, y in zip(one.boards[0], split.boards[0], strict=True))
+
+
+def test_a_tree_long_to_walk_is_estimated_again_with_10x_the_dives(monkeypatch):
+    puzzle = Eternity2Like(n=5, instance_seed=0)
+    args = (puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced)
+    monkeypatch.setattr(perfect_search, "PROBES", 500)
+    cheap = Board(*args, order="auto").estimates
+    assert cheap == estimate_orders(*args, dives=500)  # below REFINE: the cheap estimate stays
+    monkeypatch.setattr(perfect_search, "REFINE", (0.0, float("inf")))
+    refined = Board(*args, order="auto").estimates
+    assert refined == estimate_orders(*args, dives=5000) != cheap
+
+
 def test_the_race_proves_none_and_a_count_still_splits_one_tree(tmp_path):
     path = changed(1, "mirrored", tmp_path)
     puzzle = Eternity2(starter=False, pieces_file=path, order="left top right bottom")

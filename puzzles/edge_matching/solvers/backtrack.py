@@ -41,7 +41,7 @@ from puzzles.edge_matching.solvers.perfect_search import Board, neighbours, sear
 
 _unmatched = numba.njit(inline="always")(unmatched_edge)
 STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
-RACE_CELLS = 100  # up to 10 x 10: the scan order chosen by estimate, the two best raced (perfect_search)
+RACE_CELLS = 100  # up to 10 x 10: the scan order chosen by estimate, the two best raced, then one split
 
 
 @dataclass(frozen=True)

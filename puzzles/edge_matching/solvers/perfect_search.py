@@ -526,6 +526,7 @@ ORDERS = {
 }
 AUTO = "auto"  # Board's order chosen by `estimate_orders`: the smallest estimated tree
 PROBES = 20000  # random dives per order for `estimate_orders`
+REFINE = (1e9, 1e13)  # a best estimate in this range (seconds to hours of walking): again with 10x the dives
 PROBE_SEED = 0
 
 
@@ -711,7 +712,10 @@ class Board:
         n, m: rows and columns; cells are row-major.
         preplaced: rows (cell, piece, turn) that stay.
         order: a name in ORDERS, or "auto": the one of the smallest estimated tree (`estimate_orders`,
-            kept in `estimates`; about a second on an 8 x 8).
+            kept in `estimates`; a tenth of a second on an 8 x 8). Where the best tree is long to walk
+            but within reach (REFINE), it is estimated again with 10x the dives (about 1.5 s on an
+            8 x 8): at 20,000 dives heavy tails mis-ranked 8 x 8 orders. Out of reach (a 6 x 12 clue
+            puzzle: 1e28 nodes), more dives only reshuffle the noise.
         lookahead: keep the colour books (never on thin boards, where sides have no kind). Off by
             default: on the graded set it cuts nodes by about a tenth and costs 3x the time a node
             (`python -m benchmarks.bench_exact_edge tree`).
@@ -737,7 +741,9 @@ class Board:
         self.estimates: dict[str, tuple[float, float]] = {}
         if order == AUTO:
             settings = {"lookahead": lookahead, "symmetry": symmetry}
-            self.estimates = estimate_orders(table, n, m, preplaced, **settings)
+            self.estimates = estimate_orders(table, n, m, preplaced, dives=PROBES, **settings)
+            if REFINE[0] < min(e[0] for e in self.estimates.values()) < REFINE[1]:  # heavy tails mis-rank
+                self.estimates = estimate_orders(table, n, m, preplaced, dives=10 * PROBES, **settings)
             order = min(self.estimates, key=lambda x: self.estimates[x][0])
         if order not in ORDERS:
             raise InputError(f"unknown scan order {order!r}; choose one of: {', '.join(ORDERS)}")
@@ -1020,8 +1026,9 @@ def search(
 ) -> Answer:
     """Every perfect board (or at least `limit`), keeping the first `keep`; see the module docstring.
     `show_progress`: a bar of the jobs done (a count can take minutes). `portfolio`: for a first board
-    (limit 1) on a board whose order was chosen by estimate (order "auto"), race the two best orders
-    (`_race`) instead of splitting one tree; a count or a proof asked for still splits one tree.
+    (limit 1) on a board whose order was chosen by estimate (order "auto"), first race the two best
+    orders for HEDGE_ROUNDS slices each (`_race`), then, if neither finished, split the best order's
+    tree; a count or a proof asked for splits one tree at once.
 
     The tree is split into JOBS jobs (`_split`) on any number of threads, so the answer and its nodes
     are the same on any number: a job after the one that reaches `limit` is stopped, and its nodes are
@@ -1034,19 +1041,23 @@ def search(
         -(-limit // board.symmetry) if limit is not None else np.iinfo(np.int64).max
     )  # each stands for its turns
     max_nodes = max_nodes if max_nodes is not None else np.iinfo(np.int64).max
-    f = len(board.order)
+    f, hedge = len(board.order), 0
     if portfolio and limit == 1 and board.consistent and f > 0:
         second = _runner_up(board)
         if second is not None:
-            return _race([board, second], threads, max_nodes, seconds, started)
+            raced, hedge = _race([board, second], threads, max_nodes, seconds, started, HEDGE_ROUNDS)
+            if raced is not None:
+                return raced
     if not board.consistent:
         return Answer(
             0, [], 0, time.perf_counter() - started, "finished", board.symmetry, order=board.order_name
         )
     depth, prefixes, spent = _split(board, f)
+    spent += hedge  # the race's nodes, before
     flags = np.zeros(max(len(prefixes), 1), np.int64)  # per job: 1 time is up, 2 not needed, 3 node cap
     progress = np.zeros(max(len(prefixes), 1), np.int64)
-    timer = threading.Timer(seconds, flags.fill, (1,)) if seconds is not None else None
+    left = None if seconds is None else max(seconds - (time.perf_counter() - started), 0.0)
+    timer = threading.Timer(left, flags.fill, (1,)) if left is not None else None
     if timer is not None:
         timer.daemon = True
         timer.start()
@@ -1081,6 +1092,7 @@ def search(
 
 
 SLICE = 1 << 22  # nodes an order walks in `_race` before the other's turn (about 50 ms)
+HEDGE_ROUNDS = 32  # `search`'s portfolio races the two best orders this long (about 1.5 s), then splits
 
 
 def _runner_up(board: Board) -> Board | None:
@@ -1093,16 +1105,19 @@ def _runner_up(board: Board) -> Board | None:
     return None
 
 
-def _race(boards: list[Board], threads: int, max_nodes: int, seconds: float | None, started: float) -> Answer:
-    """The first board by whichever order finds it first: each order's whole tree walked in slices of
-    SLICE nodes, taking turns (round 1: order 0, order 1; round 2: ...); the winner is the first in that
-    schedule to find a board or to walk its tree to the end (a proof that there is none). On one thread
-    the schedule is run as it is; on two each order has a thread and walks on until a rival's finish
-    comes earlier in the schedule, so the winner, its board and the nodes reported (those the schedule
-    walks up to the winner's finish) are the same on any thread count. Why: where an order's first
-    board lies varies by order (the 6 x 12 clue 2: 155 M nodes in the estimated order, 210 k in
-    another). But a race gives each order one core where a split gives the best order both, and on
-    the hardest 8 x 8 boards the split found boards sooner (issue 34; docs/studies/exact-edge-matching.md)."""
+def _race(
+    boards: list[Board], threads: int, max_nodes: int, seconds: float | None, started: float, rounds: int
+) -> tuple[Answer | None, int]:
+    """(the first board by whichever order finds it first, or None if none finished within `rounds`;
+    the nodes walked): each order's tree walked in slices of SLICE nodes, taking turns (round 1: order
+    0, order 1; round 2: ...); the winner is the first in that schedule to find a board or to walk its
+    tree to the end (a proof that there is none). On one thread the schedule is run as it is; on two
+    each order has a thread and walks on until a rival's finish comes earlier in the schedule, so the
+    winner, its board and the nodes reported (those the schedule walks up to the winner's finish) are
+    the same on any thread count. Why a race first: where an order's first board lies varies by order
+    (the 6 x 12 clue 2: 155 M nodes in the estimated order, 210 k in another). Why only a few rounds:
+    a race gives each order one core where a split gives the best order both, and on the hardest 8 x 8
+    boards the split found boards sooner (issue 34; docs/studies/exact-edge-matching.md)."""
     k = len(boards)
     states = [b.fresh_state() for b in boards]
     cursors = [b.new_cursor(len(b.order)) for b in boards]
@@ -1115,7 +1130,8 @@ def _race(boards: list[Board], threads: int, max_nodes: int, seconds: float | No
     def turn(r: int, round_: int) -> bool:
         """Order r's slice of this round; False when it is done (finished, beaten, stopped)."""
         with lock:
-            if (best[0] is not None and (round_, r) > best[0]) or sum(walked) > max_nodes or flags[r]:
+            beaten = best[0] is not None and (round_, r) > best[0]
+            if beaten or round_ > rounds or sum(walked) > max_nodes or flags[r]:
                 return False
             budget = min(SLICE - 1, max_nodes - sum(walked))  # the walk stops after budget + 1 nodes
         b = boards[r]
@@ -1160,16 +1176,20 @@ def _race(boards: list[Board], threads: int, max_nodes: int, seconds: float | No
             if timer is not None:
                 timer.cancel()
     elapsed = time.perf_counter() - started
-    if best[0] is None:  # out of time or nodes
+    if best[0] is None:
+        if not flags.any() and sum(walked) <= max_nodes:  # the rounds are over
+            return None, sum(walked)
         reason = "seconds" if flags.any() else "max_nodes"
-        return Answer(0, [], sum(walked), elapsed, reason, boards[0].symmetry, 1, boards[0].order_name)
+        answer = Answer(0, [], sum(walked), elapsed, reason, boards[0].symmetry, 1, boards[0].order_name)
+        return answer, sum(walked)
     round_, w = best[0]
     nodes = sum(walked[w] if r == w else SLICE * (round_ if r < w else round_ - 1) for r in range(k))
     _, found, record = finish[w]  # type: ignore[misc]
     b = boards[w]
     if not found:
-        return Answer(0, [], nodes, elapsed, "finished", b.symmetry, 1, b.order_name)
-    return Answer(b.symmetry, [b.board_of(record[0])], nodes, elapsed, "limit", b.symmetry, 1, b.order_name)
+        return Answer(0, [], nodes, elapsed, "finished", b.symmetry, 1, b.order_name), nodes
+    boards_found = [b.board_of(record[0])]
+    return Answer(b.symmetry, boards_found, nodes, elapsed, "limit", b.symmetry, 1, b.order_name), nodes
 
 
 def _run_jobs(
