@@ -90,6 +90,25 @@ def _checked(i, d, cell, nb, shows, shown, check_side):
     return True
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _key(colours, d, base, key_at, key_weight):
+    """The key of depth d's candidate list: the colours of its cell's known sides. No loop: a trip
+    count varying by depth cost a mispredicted branch a node."""
+    key = base[d] + colours[key_at[d, 0]] * key_weight[d, 0] + colours[key_at[d, 1]] * key_weight[d, 1]
+    return key + colours[key_at[d, 2]] * key_weight[d, 2] + colours[key_at[d, 3]] * key_weight[d, 3]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _lift_set(free, p, next_twin):
+    """`_lift` for `_walk_sets`' free set: piece p free again, its later twin blocked again."""
+    one = np.uint64(1)
+    free |= one << np.uint64(p)
+    q = next_twin[p]
+    if q >= 0:
+        free &= ~(one << np.uint64(q))
+    return free
+
+
 @numba.njit(nogil=True, inline="always")
 def _walk(
     geometry,
@@ -145,10 +164,7 @@ def _walk(
             continue
         cell = order[d]
         if fresh:
-            key = base[d]  # no loop: a trip count varying by depth cost a mispredicted branch a node
-            key += colours[key_at[d, 0]] * key_weight[d, 0] + colours[key_at[d, 1]] * key_weight[d, 1]
-            key += colours[key_at[d, 2]] * key_weight[d, 2] + colours[key_at[d, 3]] * key_weight[d, 3]
-            i = starts[key]
+            i = starts[_key(colours, d, base, key_at, key_weight)]
         else:
             i = nxt[d]
         placed, checks = False, check_len[d] > 0
@@ -330,17 +346,10 @@ def _walk_sets(
                 return 1, found, nodes
             fresh = False
             d -= 1
-            p = piece_of[chosen[d]]
-            free |= one << np.uint64(p)
-            q = next_twin[p]
-            if q >= 0:
-                free &= ~(one << np.uint64(q))
+            free = _lift_set(free, piece_of[chosen[d]], next_twin)
             continue
         if fresh:
-            key = base[d]
-            key += colours[key_at[d, 0]] * key_weight[d, 0] + colours[key_at[d, 1]] * key_weight[d, 1]
-            key += colours[key_at[d, 2]] * key_weight[d, 2] + colours[key_at[d, 3]] * key_weight[d, 3]
-            keys[d] = key
+            key = keys[d] = _key(colours, d, base, key_at, key_weight)
             left = members[key] & free
             i = 0
         else:
@@ -370,11 +379,7 @@ def _walk_sets(
                 _unpack(free, blocked)
                 return (-1 if nodes > max_nodes else 1), found, nodes
             d -= 1
-            p = piece_of[chosen[d]]
-            free |= one << np.uint64(p)
-            q = next_twin[p]
-            if q >= 0:
-                free &= ~(one << np.uint64(q))
+            free = _lift_set(free, piece_of[chosen[d]], next_twin)
         if nodes >= check_at:
             cursor[0], cursor[1], cursor[2] = d, fresh, found
             if nodes > max_nodes:
@@ -550,10 +555,7 @@ def _probe(geometry, lists, state, dives, seed):
         estimate, weight = 0.0, 1.0
         for d in range(f):
             cell = order[d]
-            key = base[d]
-            for j in range(4):
-                key += colours[key_at[d, j]] * key_weight[d, j]
-            k, i = 0, starts[key]
+            k, i = 0, starts[_key(colours, d, base, key_at, key_weight)]
             while piece_of[i] != blocked.shape[0] - 1:  # up to the sentinel
                 p = piece_of[i]
                 if not blocked[p] and (
