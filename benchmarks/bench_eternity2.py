@@ -39,6 +39,7 @@ import argparse
 import resource
 import statistics
 import time
+from collections.abc import Sequence
 
 import numba
 import numpy as np
@@ -230,7 +231,7 @@ def bench_generated(args) -> None:
     cols = args.cols or args.size
     by_name: dict[str, list[int]] = {}
     for name in args.optimizers.split(","):
-        optimizer = optimizer_named(name, args.chains, [*args.set, *(BEAM_ALONE if name == "beam" else ())])
+        optimizer = optimizer_named(name, args.chains, settings_for(name, args.set))
         solved, bests, times, starts = 0, [], [], []
         by_name[name] = bests
         for seed in range(args.seeds):
@@ -303,14 +304,22 @@ MARKS = (1, 10, 60, 600, 3600)  # seconds at which the anytime curve is read
 BEAM_ALONE = ("width=200000", "max_width=20000000")  # beam_refine's beam, as the beam alone
 
 
+def settings_for(name: str, sets: Sequence[str]) -> list[str]:
+    """The `--set` settings optimiser `name` takes: "key=value" for every optimiser, "name:key=value"
+    for `name` alone (so that optimisers of different settings run side by side in one run); the beam
+    alone gets beam_refine's beam."""
+    shared = [s for s in sets if ":" not in s.split("=", 1)[0]]
+    own = [s.split(":", 1)[1] for s in sets if s.split("=", 1)[0].startswith(name + ":")]
+    return [*shared, *own, *(BEAM_ALONE if name == "beam" else ())]
+
+
 def bench_anytime(args) -> None:
     """Matched joins over time per method and seed, each method beside the others at equal wall time."""
     puzzle = Eternity2(starter=args.starter)
     finals: dict[str, list[int]] = {}
     curves: dict[str, list[list[int | None]]] = {}
     for name in args.methods.split(","):
-        settings = [*args.set, *(BEAM_ALONE if name == "beam" else ())]
-        optimizer = optimizer_named(name, 1, settings)
+        optimizer = optimizer_named(name, 1, settings_for(name, args.set))
         runner = as_optimizer(optimizer, puzzle)
         face = local_search_face(puzzle, optimizer) if isinstance(optimizer, Chains) else None
         if face is None:
@@ -425,8 +434,8 @@ def main() -> None:
             "--set",
             action="append",
             default=[],
-            metavar="NAME=VALUE",
-            help="an optimizer setting, e.g. period=2.1e8 (repeatable)",
+            metavar="[OPTIMIZER:]NAME=VALUE",
+            help="an optimizer setting, e.g. period=2.1e8, or portfolio:threads=1 for one optimizer (repeatable)",
         )
     args = parser.parse_args()
     if args.what == "speed":

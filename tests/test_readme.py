@@ -180,7 +180,7 @@ RUN: dict[str, list[str]] = {
     "python -m benchmarks.bench_exact_edge speed": ["--nodes", "10000", "--repeats", "1"],
     "python -m benchmarks.bench_exact_edge tree": ["--nodes", "20000"],
     "python -m benchmarks.bench_exact_edge hardest": ["--instances", "1", "--seconds", "0.5"],
-    "python -m benchmarks.bench_exact_edge hardest --seconds 600 --sides auto": [
+    "python -m benchmarks.bench_exact_edge hardest --seconds 600 --sides portfolio": [
         *("--instances", "1", "--seconds", "0.5"),
     ],
     "python -m benchmarks.bench_exact_edge clues": ["--seconds", "0.5"],

@@ -45,7 +45,7 @@ def answer_board(
         "all_counted": found.complete,
         "symmetry": found.symmetry,
         "nodes": found.nodes,
-        "scan_order": found.order,  # the order that walked (found the first board, in a race)
+        "scan_order": found.order,  # the order that walked (or that won the race to the first board)
         "stop_reason": found.stop_reason,
     }
     kept = [puzzle.layout(piece, turn) for piece, turn in found.boards]
