@@ -126,15 +126,19 @@ class PlateauLNS(Chains):
 
 
 class Portfolio(PlateauLNS):
-    """Both cores, two phases, defaults for 10 minutes on two cores: the break backtracker (the face's
-    `breaks` start: `threads` restart at once, each `restart_nodes` placements, `schedule` of breaks,
-    completed by a beam of `finish_width`, the colour `quota` chosen by probes unless given) builds the
-    board within `breaks_share` of a time budget (or `breaks_nodes` placements: a node budget, so the
-    same seed gives the same board on any machine), then `chains` plateau_lns chains, one per core,
-    walk from its best board, handing the best board to any chain doing worse every `exchange` epochs.
-    Why 0.8: with the colour quota the backtracker made every best board of the 10-minute runs (464);
-    the chains keep what it built and walk for the rest. Why not a beam start: on the official set the
-    breaks' board is 2-6 joins better than the beam's at equal time (benchmarks/bench_eternity2.py).
+    """Both cores, two phases, defaults for 10 minutes on two cores. First, within `breaks_share` of a
+    time budget, a race (the face's `race` start): the break backtracker (`threads` - 1 restarting at
+    once, at least one; each restart `restart_nodes` placements, `schedule` of breaks, completed by a
+    beam of `finish_width`, the colour `quota` chosen by probes unless given; or `breaks_nodes`
+    placements in all: a node budget, so the same seed gives the same board on any machine) and, on
+    a thread of its own unless `beam` is false, the beam alone (plateau_lns's beam: `width`,
+    `max_width`, as wide as the time allows); the better board wins. Then `chains` plateau_lns chains,
+    one per core, walk from it, handing the best board to any chain doing worse every `exchange`
+    epochs. Why 0.8: with the colour quota the backtracker made every best board of the 10-minute
+    runs on Eternity II (464); the chains keep what it built and walk for the rest. Why the beam
+    beside it: on generated boards of 10 x 10 to 12 x 12 the two are equal on average and each
+    misses by a join where the other does not (benchmarks/bench_eternity2.py); on Eternity II the
+    backtracker's board is 2-6 joins better and the beam's thread is the price of the hedge.
     """
 
     name = "portfolio"
@@ -145,6 +149,9 @@ class Portfolio(PlateauLNS):
         threads: int = 2,
         restart_nodes: int = 50_000_000,
         breaks_nodes: int | None = None,
+        beam: bool = True,
+        width: int = 200_000,
+        max_width: int | None = 20_000_000,
         schedule: Sequence[int] | None = None,
         finish_width: int = 1000,
         quota: Sequence[int] | None = None,
@@ -163,14 +170,18 @@ class Portfolio(PlateauLNS):
             moves,
             temperature=temperature,
             patience=patience,
-            start="breaks",
+            start="race" if beam else "breaks",
+            width=width,
+            max_width=max_width,
             beam_share=breaks_share,
             chunk=chunk,
             chains=chains,
             exchange=exchange,
         )
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise InputError(f"optimizer.threads must be a whole number >= 1, got {threads!r}")
         self.breaks: dict[str, Any] = {
-            "threads": threads,
+            "threads": max(1, threads - 1) if beam else threads,
             "restart_nodes": restart_nodes,
             "max_nodes": breaks_nodes,
             "schedule": None if schedule is None else list(schedule),
@@ -179,6 +190,8 @@ class Portfolio(PlateauLNS):
         }
 
     def start_settings(self) -> dict[str, Any]:
+        if self.start == "race":
+            return {"breaks": dict(self.breaks), "beam": dict(self.beam)}
         return dict(self.breaks)
 
 

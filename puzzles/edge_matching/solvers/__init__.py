@@ -19,18 +19,22 @@ STARTS = (
     "greedy",
     "beam",
     "breaks",
-)  # the built starts the face offers by name; any other name is a board file
+    "race",
+)  # the built starts the face offers by name (race: breaks and beam at once, the better board); any
+# other name is a board file
 
 
 def starting_solver(start: str, settings: Mapping[str, Any] | None = None) -> ConstructiveSolver:
     """The solver that builds the local-search face's start named `start` (an optimiser's
     `optimizer.start`): the greedy, the beam (`settings`: its width, max_width, order), the break
-    backtracker (`settings`: its own), or else the board in the file at path `start` (best_board.txt of
+    backtracker (`settings`: its own), both at once (`race`, the better board; `settings`: "breaks"
+    and "beam", each one's own), or else the board in the file at path `start` (best_board.txt of
     an earlier run)."""
     from puzzles.edge_matching.solvers.beam import Beam
     from puzzles.edge_matching.solvers.board_file import BoardFile
     from puzzles.edge_matching.solvers.breaks import Breaks
     from puzzles.edge_matching.solvers.greedy import Greedy
+    from puzzles.edge_matching.solvers.race import Race
 
     settings = dict(settings or {})
     if start == "greedy":
@@ -39,6 +43,8 @@ def starting_solver(start: str, settings: Mapping[str, Any] | None = None) -> Co
         return Beam(**settings)
     if start == "breaks":
         return Breaks(**settings)
+    if start == "race":
+        return Race([Breaks(**settings.get("breaks", {})), Beam(**settings.get("beam", {}))])
     if not Path(start).is_file():
         raise InputError(
             f"optimizer.start must be one of random, {', '.join(STARTS)} or a board file (best_board.txt of "

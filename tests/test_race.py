@@ -1,0 +1,52 @@
+"""The race of constructive solvers (puzzles/edge_matching/solvers/race.py), portfolio's start: the
+better of the solvers' boards (each as it builds alone, re-scored), ties to the first, and a history
+that is the best board held over time."""
+
+from __future__ import annotations
+
+import pytest
+
+from puzzles.edge_matching.eternity2 import Eternity2Like
+from puzzles.edge_matching.solvers import starting_solver
+from puzzles.edge_matching.solvers.beam import Beam
+from puzzles.edge_matching.solvers.breaks import Breaks
+from puzzles.edge_matching.solvers.race import Race
+from tests.test_breaks import _assert_legal, _unmatched
+
+BREAKS = {"max_nodes": 200_000, "restart_nodes": 50_000, "finish_width": 20}
+
+
+@pytest.mark.parametrize(("n", "m", "seed"), [(8, 8, 0), (8, 8, 3), (6, 9, 2), (10, 10, 1)])
+def test_it_keeps_the_better_board_of_its_solvers_each_as_built_alone(n, m, seed):
+    colours = {} if n == m else {"frame_colours": 3, "inner_colours": 5}
+    puzzle = Eternity2Like(n=n, m=m, instance_seed=seed, **colours)
+    solvers = [Breaks(seed=seed, **BREAKS), Beam(width=50, seed=seed)]
+    alone = [_unmatched(puzzle, solver.construct(puzzle).layout) for solver in solvers]
+    built = Race(solvers).construct(puzzle)
+    _assert_legal(puzzle, built.layout, [])
+    assert (
+        _unmatched(puzzle, built.layout) == min(alone) == puzzle.score_layout(built.layout)["unmatched_edges"]
+    )
+    winner = solvers[alone.index(min(alone))]
+    assert (built.layout.piece == winner.construct(puzzle).layout.piece).all()
+    assert f"{winner.name}'s board kept" in built.note
+    values = [row[2] for row in built.history]
+    assert values == sorted(values, reverse=True) and len(set(values)) == len(values)
+    assert values[-1] == min(alone)
+
+
+def test_a_tie_goes_to_the_first_solver():
+    puzzle = Eternity2Like(n=6, instance_seed=4)
+    twins = [Beam(width=30, seed=1), Beam(width=30, seed=1)]
+    twins[1].name = "second"
+    built = Race(twins).construct(puzzle)
+    assert "beam's board kept" in built.note and "second's" not in built.note
+
+
+def test_the_face_builds_it_by_name_with_each_solvers_settings():
+    race = starting_solver("race", {"breaks": {"threads": 1, "finish_width": 7}, "beam": {"width": 9}})
+    assert isinstance(race, Race) and race.name == "breaks+beam"
+    breaks, beam = race.solvers
+    assert isinstance(breaks, Breaks) and breaks.finish_width == 7
+    assert isinstance(beam, Beam) and beam.width == 9
+    assert race.seeded(3).solvers[1].seed == 3
