@@ -1,6 +1,7 @@
-"""optimizer=portfolio (heuristics/plateau_lns.py, Portfolio): the break backtracker on two threads
-builds the start, then plateau_lns chains walk from it. Under a node and evaluation budget the same seed
-gives the same run; the board is legal and re-scored as reported, never worse than the breaks' board."""
+"""optimizer=portfolio (heuristics/plateau_lns.py, Portfolio): the break backtracker and the beam race
+for the start, then plateau_lns chains walk from the better board. Under a node and evaluation budget
+the same seed gives the same run; the board is legal and re-scored as reported, never worse than the
+start."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from tests.test_plateau_lns import run_dir, trace
 SMALL = ["optimizer.breaks_nodes=400000", "optimizer.restart_nodes=100000", "optimizer.finish_width=20"]
 
 
-def test_from_the_app_it_repeats_starts_at_the_breaks_board_and_never_ends_worse(tmp_path):
+def test_from_the_app_it_repeats_starts_at_the_race_board_and_never_ends_worse(tmp_path):
     settings = ["puzzle.n=8", *SMALL, "budget.evaluations=300000", "progress=false"]
     rows = [
         api.run(puzzle="eternity2_like", optimizer="portfolio", seed=5, overrides=settings, out=tmp_path / s)
@@ -44,7 +45,7 @@ def test_bad_settings_are_refused_in_one_line(tmp_path, setting, message):
 
 
 def test_its_trace_opens_with_the_break_backtrackers_curve(tmp_path):
-    """Under a time budget the breaks' own new bests are trace rows before the hand-over (at
+    """Under a time budget the race's (the breaks') own new bests are trace rows before the hand-over (at
     breaks_share of the time), so the curve has points from the first seconds; it ends at the record."""
     settings = ["budget.seconds=6", "optimizer.finish_width=20", "progress=false"]
     row = api.run(puzzle="eternity2", optimizer="portfolio", seed=1, overrides=settings, out=tmp_path)
@@ -53,3 +54,17 @@ def test_its_trace_opens_with_the_break_backtrackers_curve(tmp_path):
     assert len(before) >= 1 and (before["evaluations"] == 1).all()
     assert steps["best"].is_monotonic_decreasing and steps["seconds"].is_monotonic_increasing
     assert steps["best"].iloc[-1] == row["best"]
+
+
+def test_the_beam_takes_one_thread_of_the_start_and_beam_false_gives_them_all_to_the_breaks():
+    from heuristics.plateau_lns import Portfolio
+
+    raced = Portfolio(threads=3)
+    assert raced.start == "race"
+    assert (
+        raced.start_settings()["breaks"]["threads"] == 2
+        and raced.start_settings()["beam"]["width"] == 200_000
+    )
+    assert Portfolio(threads=1).start_settings()["breaks"]["threads"] == 1  # both share the one core
+    alone = Portfolio(threads=3, beam=False)
+    assert alone.start == "breaks" and alone.start_settings()["threads"] == 3
