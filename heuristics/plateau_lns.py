@@ -132,7 +132,8 @@ class Portfolio(PlateauLNS):
     beam of `finish_width`, the colour `quota` chosen by probes unless given; or `breaks_nodes`
     placements in all: a node budget, so the same seed gives the same board on any machine) and, on
     a thread of its own unless `beam` is false, the beam alone (plateau_lns's beam: `width`,
-    `max_width`, as wide as the time allows); the better board wins. Then `chains` plateau_lns chains,
+    `max_width`, as wide as the time allows; at their full width without a time limit, so set them
+    small for a quick node-budget run); the better board wins. Then `chains` plateau_lns chains,
     one per core, walk from it, handing the best board to any chain doing worse every `exchange`
     epochs. Why 0.8: with the colour quota the backtracker made every best board of the 10-minute
     runs on Eternity II (464); the chains keep what it built and walk for the rest. Why the beam

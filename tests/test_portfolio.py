@@ -13,16 +13,23 @@ from puzzles.edge_matching.board_files import read_board
 from puzzles.edge_matching.eternity2 import Eternity2Like
 from tests.test_plateau_lns import run_dir, trace
 
-SMALL = ["optimizer.breaks_nodes=400000", "optimizer.restart_nodes=100000", "optimizer.finish_width=20"]
+SMALL = [
+    *("optimizer.breaks_nodes=400000", "optimizer.restart_nodes=100000", "optimizer.finish_width=20"),
+    *(
+        "optimizer.width=50",
+        "optimizer.max_width=500",
+    ),  # the racing beam, at its full width without a time limit
+]
 
 
-def test_from_the_app_it_repeats_starts_at_the_race_board_and_never_ends_worse(tmp_path):
+def test_from_the_app_it_repeats_starts_at_the_race_board_and_never_ends_worse(tmp_path, capsys):
     settings = ["puzzle.n=8", *SMALL, "budget.evaluations=300000", "progress=false"]
     rows = [
         api.run(puzzle="eternity2_like", optimizer="portfolio", seed=5, overrides=settings, out=tmp_path / s)
         for s in ("a", "b")
     ]
     assert rows[0]["best_genome"] == rows[1]["best_genome"] and rows[0]["best"] == rows[1]["best"]
+    assert capsys.readouterr().err.count("race (unmatched joins): breaks ") == 2  # the race's winner, shown
     steps = trace(rows[0])["best"]
     assert steps.is_monotonic_decreasing and steps.iloc[-1] == rows[0]["best"]
     puzzle = Eternity2Like(n=8)

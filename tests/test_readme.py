@@ -152,6 +152,8 @@ RUN: dict[str, list[str]] = {
     ],
     "python -m experiments.run puzzle=eternity2 optimizer=portfolio budget.seconds=600": [
         "optimizer.breaks_nodes=400000",
+        "optimizer.width=50",  # without a time limit the racing beam runs at its full width
+        "optimizer.max_width=500",
         "optimizer.restart_nodes=100000",
         "optimizer.finish_width=20",
         "budget.seconds=null",

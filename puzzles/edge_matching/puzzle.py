@@ -33,6 +33,7 @@ The fitness optimisers minimise is the number of unmatched inner edges (0 for a 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -105,6 +106,8 @@ def _built_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
         construction = solver.seeded(int(rng.integers(2**31))).construct(puzzle, seconds)
         if history is not None:  # the solver's own anytime curve, for the run's trace
             history.extend(construction.history)
+        if construction.note:  # what the builder did (a race's winner, the breaks' profile): shown once
+            print(construction.note, file=sys.stderr)
         board = construction.layout
         return legal_state(inst, 4 * board.piece + board.rotation)
 

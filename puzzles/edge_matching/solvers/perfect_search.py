@@ -583,13 +583,21 @@ def _probe(geometry, lists, state, dives, seed):
 
 
 def estimate_orders(
-    table, n: int, m: int, preplaced=None, names=None, dives: int = PROBES, seed: int = PROBE_SEED, **settings
+    table,
+    n: int,
+    m: int,
+    preplaced=None,
+    names=None,
+    dives: int | None = None,
+    seed: int = PROBE_SEED,
+    **settings,
 ) -> dict[str, tuple[float, float]]:
     """{order: (estimated nodes of its whole tree, standard error)} for each order in `names` (all of
-    ORDERS but `short`, which is rows or columns) by `_probe`; `settings` go to Board (the look-ahead is
-    left out of the dives). Why: on a given board orders differ by large factors, and a few thousand
+    ORDERS but `short`, which is rows or columns) by `dives` of `_probe` (None: PROBES, read at the
+    call); `settings` go to Board (the look-ahead is left out of the dives). Why: on a given board orders differ by large factors, and a few thousand
     dives per order, a fraction of a second, tell them apart (`bench_exact_edge order`)."""
     names = [x for x in ORDERS if x != "short"] if names is None else names
+    dives = PROBES if dives is None else dives
     estimates: dict[str, tuple[float, float]] = {}
     seen: dict[bytes, str] = {}
     for name in names:
@@ -743,7 +751,7 @@ class Board:
         self.estimates: dict[str, tuple[float, float]] = {}
         if order == AUTO:
             settings = {"lookahead": lookahead, "symmetry": symmetry}
-            self.estimates = estimate_orders(table, n, m, preplaced, dives=PROBES, **settings)
+            self.estimates = estimate_orders(table, n, m, preplaced, **settings)
             if REFINE[0] < min(e[0] for e in self.estimates.values()) < REFINE[1]:  # heavy tails mis-rank
                 self.estimates = estimate_orders(table, n, m, preplaced, dives=10 * PROBES, **settings)
             order = min(self.estimates, key=lambda x: self.estimates[x][0])
@@ -1117,8 +1125,8 @@ def _race(
     each order has a thread and walks on until a rival's finish comes earlier in the schedule, so the
     winner, its board and the nodes reported (those the schedule walks up to the winner's finish) are
     the same on any thread count. Why a race first: where an order's first board lies varies by order
-    (the 6 x 12 clue 2: 155 M nodes in the estimated order, 210 k in another). Why only a few rounds:
-    a race gives each order one core where a split gives the best order both, and on the hardest 8 x 8
+    (the 6 x 12 clue 2's first board: 6 k nodes into `rows`, 211 k into `columns`, 155 M into
+    `spiral`). Why only a few rounds: a race gives each order one core where a split gives the best order both, and on the hardest 8 x 8
     boards the split found boards sooner (issue 34; docs/studies/exact-edge-matching.md)."""
     k = len(boards)
     states = [b.fresh_state() for b in boards]
