@@ -119,7 +119,7 @@ def test_the_run_seed_reaches_the_beam(tmp_path):
     [
         (
             "optimizer.start=no/such/board.txt",
-            "optimizer.start must be one of random, greedy, beam, breaks or a board file",
+            "optimizer.start must be one of random, greedy, beam, breaks, race or a board file",
         ),
         ("optimizer.focus=2", "optimizer.focus must be a probability"),
         ("optimizer.extra=-1", "optimizer.extra must be 0 or more"),

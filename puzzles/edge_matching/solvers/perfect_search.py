@@ -594,8 +594,9 @@ def estimate_orders(
 ) -> dict[str, tuple[float, float]]:
     """{order: (estimated nodes of its whole tree, standard error)} for each order in `names` (all of
     ORDERS but `short`, which is rows or columns) by `dives` of `_probe` (None: PROBES, read at the
-    call); `settings` go to Board (the look-ahead is left out of the dives). Why: on a given board orders differ by large factors, and a few thousand
-    dives per order, a fraction of a second, tell them apart (`bench_exact_edge order`)."""
+    call); `settings` go to Board (the look-ahead is left out of the dives). Why: on a given board
+    orders differ by large factors, and a few thousand dives per order, a fraction of a second, tell
+    them apart (`bench_exact_edge order`)."""
     names = [x for x in ORDERS if x != "short"] if names is None else names
     dives = PROBES if dives is None else dives
     estimates: dict[str, tuple[float, float]] = {}
@@ -1126,8 +1127,9 @@ def _race(
     winner, its board and the nodes reported (those the schedule walks up to the winner's finish) are
     the same on any thread count. Why a race first: where an order's first board lies varies by order
     (the 6 x 12 clue 2's first board: 6 k nodes into `rows`, 211 k into `columns`, 155 M into
-    `spiral`). Why only a few rounds: a race gives each order one core where a split gives the best order both, and on the hardest 8 x 8
-    boards the split found boards sooner (issue 34; docs/studies/exact-edge-matching.md)."""
+    `spiral`). Why only a few rounds: a race gives each order one core where a split gives the best
+    order both, and on the hardest 8 x 8 boards the split found boards sooner (issue 34;
+    docs/studies/exact-edge-matching.md)."""
     k = len(boards)
     states = [b.fresh_state() for b in boards]
     cursors = [b.new_cursor(len(b.order)) for b in boards]
