@@ -8,6 +8,7 @@
     python -m benchmarks.bench_eternity2 beam --width 10000 --max-width 1000000 --chains 2   # both cores
     python -m benchmarks.bench_eternity2 anytime --seconds 60 --seeds 5 --methods breaks,beam,beam_refine
     python -m benchmarks.bench_eternity2 anytime --seconds 600 --seeds 3 --methods portfolio,beam,beam_refine
+    python -m benchmarks.bench_eternity2 sweep --seconds 10 --optimizers exact_first,breaks,portfolio
 
 speed: evaluations per CPU second through the Objective on 16 x 16, one core: priced moves of
 `sa_compiled` against fitness calls (candidates) of today's `sa`, both measured in this run.
@@ -26,6 +27,12 @@ with beam_refine's widths) runs `--seconds` of wall-clock time per seed as `pyth
 threads), side by side in this run; it prints the matched joins of the best board at 1, 10, 60, 600
 and 3,600 s (those within the budget, read from the run's trace), the final board re-scored, where
 `breaks` spends its nodes by depth, and the plateau walk's operator shares.
+sweep: the colour sweep's hard counts (issue 33's last target): the seed's pseudo Eternity II (no
+turns, centre given; `experiments.tasks.colour_sweep.puzzle_for`) at `--boards` (n,colours; by default
+the three counts whose best median was below 95%), instances 0..`--seeds`-1, each optimiser of
+`--optimizers` given `--seconds` CPU seconds per board (a constructive solver: as its own schedule
+times it), side by side: unmatched joins and match rate board by board, each count's median against
+95%.
 
 Every board reported is re-scored from the final board: the best genome decoded, checked by the
 puzzle (`Eternity2.check`) and by this module's own reading of the rules (`checked_unmatched`: each
@@ -49,6 +56,7 @@ from core.space import Budget
 from experiments.api import config
 from experiments.build import build
 from experiments.pairing import as_optimizer, local_search_face
+from experiments.tasks.colour_sweep import puzzle_for
 from heuristics.chains import warm_up
 from heuristics.compiled import Chains, CompiledSA
 from heuristics.minimize import minimize
@@ -265,6 +273,52 @@ def bench_generated(args) -> None:
         )
 
 
+SWEEP_HARD = ((13, 8), (15, 9), (15, 10))  # the colour sweep's counts whose best median was below 95%
+
+
+def bench_sweep(args) -> None:
+    """The colour sweep's hard counts: each optimiser's unmatched joins and match rate per instance,
+    re-scored, and each count's median match rate against the target (95%)."""
+    for n, colours in args.boards:
+        by_name: dict[str, list[int]] = {}
+        for name in args.optimizers.split(","):
+            optimizer = optimizer_named(name, 1, settings_for(name, args.set))
+            if not isinstance(optimizer, Chains):  # compile (or load numba's cache) off the clock
+                optimizer.warm_up(puzzle_for(n, colours, 0))
+            bests, times = [], []
+            for instance in range(args.seeds):
+                puzzle = puzzle_for(n, colours, instance)
+                result = run_once(puzzle, optimizer, args.seconds, 0, target=0)
+                matched = rescored(
+                    puzzle, result.best, puzzle.decode(result.best_genome), f"{name} {instance}"
+                )
+                bests.append(inner_edges(n) - matched)
+                times.append(result.seconds)
+                rate = puzzle.score_layout(puzzle.decode(result.best_genome))["match_rate"]
+                print(
+                    f"  n={n} colours={colours} {name} instance {instance}: {bests[-1]} unmatched "
+                    f"({100 * rate:.1f}%), {result.seconds:.1f} CPU s; peak memory {peak_memory_gb():.1f} GB",
+                    flush=True,
+                )
+            by_name[name] = bests
+            median = statistics.median(bests)
+            rate = 1 - 2 * median / (4 * n * n)  # each unmatched join costs two of the 4 n^2 sides
+            print(
+                f"n={n} colours={colours}, {name}, {args.seconds:g} s a board: unmatched median {median:g} "
+                f"({100 * rate:.1f}%; 95% allows {int(0.05 * 4 * n * n / 2)}), all {bests}; median "
+                f"{statistics.median(times):.1f} CPU s",
+                flush=True,
+            )
+        first, *others = by_name
+        for name in others:
+            pairs = list(zip(by_name[name], by_name[first], strict=True))
+            print(
+                f"n={n} colours={colours}: {name} against {first}, board by board: better on "
+                f"{sum(a < b for a, b in pairs)}, equal on {sum(a == b for a, b in pairs)}, worse on "
+                f"{sum(a > b for a, b in pairs)}"
+            )
+
+
 def bench_beam(args) -> None:
     """Matched joins of beam search, and of the hybrid SA given the same CPU seconds, per seed."""
     hybrid = optimizer_named("hybrid_vlns", args.chains)
@@ -429,7 +483,18 @@ def main() -> None:
     generated.add_argument(
         "--optimizers", default="hybrid_vlns,sa_compiled,ils_compiled,descent_compiled,sa,two_opt_swap,ga"
     )
-    for command in (official, generated, anytime_):
+    sweep = sub.add_parser("sweep")
+    sweep.add_argument(
+        "--boards",
+        nargs="+",
+        type=lambda text: tuple(int(v) for v in text.split(",")),
+        default=SWEEP_HARD,
+        metavar="N,COLOURS",
+    )
+    sweep.add_argument("--seconds", type=float, default=10)
+    sweep.add_argument("--seeds", type=int, default=5, help="instances 0..seeds-1")
+    sweep.add_argument("--optimizers", default="exact_first,breaks,portfolio")
+    for command in (official, generated, anytime_, sweep):
         command.add_argument(
             "--set",
             action="append",
@@ -446,6 +511,8 @@ def main() -> None:
         bench_beam(args)
     elif args.what == "anytime":
         bench_anytime(args)
+    elif args.what == "sweep":
+        bench_sweep(args)
     else:
         bench_generated(args)
 

@@ -297,6 +297,20 @@ def colour_sweep_comparison(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+VERDICT_COLUMNS = [
+    "n",
+    "colours",
+    "methods",
+    "best",
+    "runner_up",
+    "difference",
+    "diff_ci_low",
+    "diff_ci_high",
+    "instances",
+    "verdict",
+]
+
+
 def colour_sweep_verdicts(table: pd.DataFrame) -> pd.DataFrame:
     """Which method is best at each (board size, colour count): the top mean match rate, the runner-up,
     and the 95% t interval of their difference paired on instance seeds. `verdict`: "better" when the
@@ -334,7 +348,7 @@ def colour_sweep_verdicts(table: pd.DataFrame) -> pd.DataFrame:
                 "verdict": verdict,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)  # a sweep of one method has none: an empty table
 
 
 def cell(row: pd.Series) -> str:

@@ -146,3 +146,26 @@ def test_greedy_started_hybrid_runs_every_count_in_the_sweep(tmp_path):
     assert list(exact.index) == list(range(2, 41)) and (exact["unmatched_edges"] == 0).all()
     runs = pd.read_csv(tmp_path / "runs.csv").set_index("optimizer")
     assert runs.loc["hybrid_greedy", "budget.evaluations"] == 30000
+
+
+def test_a_sweep_of_one_method_is_reported(tmp_path):
+    """The break backtracker as the sweep's only method: its points are the table and report.md shows
+    them (the verdicts, which need two methods, are an empty table, not a KeyError)."""
+    proc = run_app(
+        "+experiment=colour_sweep",
+        "optimizer=breaks",
+        "optimizer.max_nodes=100000",
+        "puzzle.n=5",
+        "puzzle.instance_seed=0",
+        "task.colours=[3,6]",
+        f"hydra.sweep.dir={tmp_path}",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "raised" not in proc.stderr, proc.stderr
+    table = pd.read_csv(tmp_path / "colour_sweep_table.csv")
+    assert list(table["colours"]) == [3, 6] and set(table["optimizer"]) == {"breaks"}
+    assert (
+        table["match_rate"].between(0, 1).all() and table.loc[table["colours"] == 6, "match_rate"].item() == 1
+    )
+    assert "| breaks" in (tmp_path / "report.md").read_text()
+    assert pd.read_csv(tmp_path / "colour_sweep_verdicts.csv").empty
