@@ -328,22 +328,28 @@ PER_SIZE = {  # the larger boards fewer: their trees are larger, for both search
 }
 
 
-def test_both_exact_searches_agree_with_the_referee_on_thousands_of_boards():
+PARTS = 4  # tests that pytest-xdist runs side by side (as one test it took 164 s)
+KINDS = 8  # `boards` cycles turning or not and its 4 kinds every 8 boards: parts take blocks of 8
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_both_exact_searches_agree_with_the_referee_on_thousands_of_boards(part):
     started = time.perf_counter()
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng([7, part])
     tally: Counter = Counter()
     wrong: list[str] = []
-    for name, table, n, m, pre, witness in boards(PER_SIZE):
-        wrong += check(name, table, n, m, pre, witness, rng, tally)
+    for k, (name, table, n, m, pre, witness) in enumerate(boards(PER_SIZE)):
+        if k // KINDS % PARTS == part:
+            wrong += check(name, table, n, m, pre, witness, rng, tally)
     seconds = time.perf_counter() - started
     print(
-        f"\nexact cross-check: {tally['boards']} boards checked in {seconds:.1f} s, {len(wrong)} disagreements; "
-        + ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "boards")
+        f"\nexact cross-check, part {part} of {PARTS}: {tally['boards']} boards checked in {seconds:.1f} s, "
+        f"{len(wrong)} disagreements; " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "boards")
     )
     assert not wrong, "\n".join(wrong[:20])
-    assert tally["boards"] >= 2000
-    assert tally["with a perfect board"] >= 500 and tally["with none"] >= 500
-    assert tally["refereed optima above 1"] >= 200
+    assert tally["boards"] >= 2000 // PARTS
+    assert tally["with a perfect board"] >= 500 // PARTS and tally["with none"] >= 500 // PARTS
+    assert tally["refereed optima above 1"] >= 200 // PARTS
     assert tally["optima above 1 not refereed"] < tally["boards"] // 10
     assert tally["optima not decided within the node cap"] < tally["boards"] // 20
 

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 
-from core.faces import Construction, ConstructivePuzzle, ConstructiveSolver
+from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.solvers.backtrack import unmatched_joins
 from puzzles.edge_matching.solvers.greedy import BoardBuilder
 
@@ -28,7 +28,7 @@ class Race(BoardBuilder):
 
     rectangles = True
 
-    def __init__(self, solvers: Sequence[ConstructiveSolver]):
+    def __init__(self, solvers: Sequence[BoardBuilder]):
         self.solvers = list(solvers)
         self.name = "+".join(solver.name for solver in self.solvers)
 
@@ -37,13 +37,13 @@ class Race(BoardBuilder):
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         for solver in self.solvers:
-            solver.warm_up(puzzle)  # type: ignore[attr-defined]
+            solver.warm_up(puzzle)
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
         started = time.perf_counter()
         puzzle = self._require(puzzle)
 
-        def build(solver: ConstructiveSolver) -> tuple[Construction, float]:
+        def build(solver: BoardBuilder) -> tuple[Construction, float]:
             numba.set_num_threads(1)  # numba's thread count is per thread: this one's only
             left = None if seconds is None else seconds - (time.perf_counter() - started)
             built = solver.construct(puzzle, left)
