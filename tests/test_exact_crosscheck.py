@@ -344,7 +344,8 @@ def test_both_exact_searches_agree_with_the_referee_on_thousands_of_boards(part)
     seconds = time.perf_counter() - started
     print(
         f"\nexact cross-check, part {part} of {PARTS}: {tally['boards']} boards checked in {seconds:.1f} s, "
-        f"{len(wrong)} disagreements; " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "boards")
+        f"{len(wrong)} disagreements; "
+        + ", ".join(f"{k} {v}" for k, v in sorted(tally.items()) if k != "boards")
     )
     assert not wrong, "\n".join(wrong[:20])
     assert tally["boards"] >= 2000 // PARTS
