@@ -57,6 +57,13 @@ def summarise_sweep(sweep_dir: Path) -> int:
         except OSError as err:
             print(f"error: cannot write the sweep's report to {sweep_dir}: {err.strerror}", file=sys.stderr)
             return max(len(failed), 1)
+        except Exception as err:  # a report bug must not pass as a clean sweep (Hydra only warns)
+            print(
+                f"error: the sweep's report failed ({type(err).__name__}: {err}); its runs are kept, and "
+                f"python -m experiments.report {sweep_dir} writes it again",
+                file=sys.stderr,
+            )
+            return max(len(failed), 1)
     else:
         print(f"no run of this sweep left a record in {sweep_dir}", file=sys.stderr)
     if len(failed):

@@ -268,3 +268,23 @@ def test_no_worker_outlives_a_killed_sweep(tmp_path):
     assert not left, f"workers alive 10 s after the sweep was killed: {left}"
     stopped = [pd.read_parquet(p).iloc[0]["stop_reason"] for p in tmp_path.rglob("run.parquet")]
     assert stopped == ["interrupted", "interrupted"]  # each kept its best so far
+
+
+def test_a_report_that_fails_fails_the_sweep_in_one_line(tmp_path, monkeypatch, capsys):
+    """Hydra turns a callback's exception into a warning: the sweep's summary catches it itself, so a
+    report bug shows in the exit code and one line, not as a clean sweep without its report."""
+    from experiments import callbacks, gather, report
+
+    runs = pd.DataFrame({"run_dir": [str(tmp_path / "a")], "status": ["ok"], "error": [""]})
+    monkeypatch.setattr(gather, "gather_runs", lambda dirs: runs)
+
+    def broken(dirs):
+        raise KeyError("n")
+
+    monkeypatch.setattr(report, "report", broken)
+    assert callbacks.summarise_sweep(tmp_path) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "error: the sweep's report failed (KeyError: 'n'); its runs are kept, and "
+        f"python -m experiments.report {tmp_path} writes it again"
+    ]
