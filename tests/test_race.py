@@ -4,6 +4,8 @@ that is the best board held over time."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from puzzles.edge_matching.eternity2 import Eternity2Like
@@ -50,3 +52,16 @@ def test_the_face_builds_it_by_name_with_each_solvers_settings():
     assert isinstance(breaks, Breaks) and breaks.finish_width == 7
     assert isinstance(beam, Beam) and beam.width == 9
     assert race.seeded(3).solvers[1].seed == 3
+
+
+def test_once_one_solves_the_board_the_others_stop():
+    """The backtracker solves this 6 x 6 board in a tenth of a second; a beam given 20 s widens until
+    its next width would not fit them (beam_within). The race ends with the perfect board at once."""
+    puzzle = Eternity2Like(n=6, instance_seed=0)
+    solvers = [Breaks(seed=0, finish_width=20), Beam(width=10_000_000, max_width=None)]
+    for solver in solvers:
+        solver.warm_up(puzzle)
+    started = time.perf_counter()
+    built = Race(solvers).construct(puzzle, 20)
+    assert _unmatched(puzzle, built.layout) == 0 and "breaks's board kept" in built.note
+    assert time.perf_counter() - started < 5

@@ -32,6 +32,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numba
@@ -401,15 +402,44 @@ def rows(n: int, m: int) -> np.ndarray:
 ORDERS = {"rows": rows, "frame_first": frame_first}
 
 
+class StopGroup:
+    """The alarms opened in the threads that joined it (`STOP_GROUP`): `stop()` sets each one's flag,
+    and that of any opened later. Why: builders raced at once (`Race`) stop when one of them has
+    solved the board, not when the time runs out."""
+
+    def __init__(self) -> None:
+        self.flags: list[np.ndarray] = []
+        self.stopped = False
+        self.lock = threading.Lock()
+
+    def add(self, flag: np.ndarray) -> None:
+        with self.lock:
+            self.flags.append(flag)
+            if self.stopped:
+                flag.fill(1)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            for flag in self.flags:
+                flag.fill(1)
+
+
+STOP_GROUP: ContextVar[StopGroup | None] = ContextVar("STOP_GROUP", default=None)
+
+
 @contextmanager
 def alarm(seconds: float | None) -> Iterator[np.ndarray]:
     """A flag, int64[1], that a timer thread sets to 1 once `seconds` have passed (never, for None),
-    or a stop request (Ctrl-C, SIGTERM: core.interrupt) sets at once.
+    or a stop request (Ctrl-C, SIGTERM: core.interrupt) sets at once, or the thread's `STOP_GROUP`.
 
     Why: a compiled search cannot read a clock, but it can read this flag between steps and stop;
     it runs without the GIL (nogil), so the timer fires on time.
     """
     flag = np.zeros(1, np.int64)
+    group = STOP_GROUP.get()
+    if group is not None:
+        group.add(flag)
     timer = None if seconds is None else threading.Timer(max(seconds, 0.0), flag.fill, (1,))
     if timer is not None:
         timer.daemon = True

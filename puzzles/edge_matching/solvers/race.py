@@ -17,12 +17,14 @@ import numba
 
 from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.solvers.backtrack import unmatched_joins
+from puzzles.edge_matching.solvers.beam import STOP_GROUP, StopGroup
 from puzzles.edge_matching.solvers.greedy import BoardBuilder
 
 
 class Race(BoardBuilder):
     """The better board of `solvers`, each on its own thread within the same `seconds` (ties: the
-    earlier solver's). Each thread runs numba kernels on one thread of numba's: a solver with threads
+    earlier solver's); once one has solved the board, the others stop (`StopGroup`: the time left is
+    the next phase's). Each thread runs numba kernels on one thread of numba's: a solver with threads
     of its own (the break backtracker's restarts) starts them itself. Its history is the best board
     held by any of them over time, and its work the sum of theirs (in their own units)."""
 
@@ -43,10 +45,18 @@ class Race(BoardBuilder):
         started = time.perf_counter()
         puzzle = self._require(puzzle)
 
+        group = StopGroup()
+
         def build(solver: BoardBuilder) -> tuple[Construction, float]:
             numba.set_num_threads(1)  # numba's thread count is per thread: this one's only
             left = None if seconds is None else seconds - (time.perf_counter() - started)
-            built = solver.construct(puzzle, left)
+            joined = STOP_GROUP.set(group)
+            try:
+                built = solver.construct(puzzle, left)
+            finally:
+                STOP_GROUP.reset(joined)
+            if self._unmatched(puzzle, built) == 0:
+                group.stop()  # solved: the others stop at their next look at their flag
             return built, time.perf_counter() - started
 
         with ThreadPoolExecutor(max_workers=len(self.solvers)) as pool:
