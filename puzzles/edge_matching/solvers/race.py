@@ -23,10 +23,12 @@ from puzzles.edge_matching.solvers.greedy import BoardBuilder
 
 class Race(BoardBuilder):
     """The better board of `solvers`, each on its own thread within the same `seconds` (ties: the
-    earlier solver's); once one has solved the board, the others stop (`StopGroup`: the time left is
-    the next phase's). Each thread runs numba kernels on one thread of numba's: a solver with threads
-    of its own (the break backtracker's restarts) starts them itself. Its history is the best board
-    held by any of them over time, and its work the sum of theirs (in their own units)."""
+    earlier solver's); under a time limit, once one has solved the board, the others stop
+    (`StopGroup`: the time left is the next phase's; under a node budget each runs its own, so the
+    same seed gives the same board). Each thread runs numba kernels on one thread of numba's: a
+    solver with threads of its own (the break backtracker's restarts) starts them itself. Its
+    history is the best board held by any of them over time, and its work the sum of theirs (in
+    their own units)."""
 
     rectangles = True
 
@@ -50,7 +52,7 @@ class Race(BoardBuilder):
         def build(solver: BoardBuilder) -> tuple[Construction, float]:
             numba.set_num_threads(1)  # numba's thread count is per thread: this one's only
             left = None if seconds is None else seconds - (time.perf_counter() - started)
-            joined = STOP_GROUP.set(group)
+            joined = STOP_GROUP.set(None if seconds is None else group)  # a node budget: the same boards
             try:
                 built = solver.construct(puzzle, left)
             finally:
