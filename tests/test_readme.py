@@ -193,6 +193,9 @@ RUN: dict[str, list[str]] = {
         *("--seconds", "2", "--seeds", "1", "--methods", "breaks"),
         *("--set", "restart_nodes=200000", "--set", "finish_width=20"),
     ],
+    "python -m benchmarks.bench_eternity2 sweep": [
+        *("--boards", "5,6", "--seconds", "1", "--seeds", "1", "--optimizers", "exact_first,breaks"),
+    ],
     "python -m benchmarks.bench_eternity2 sweep --seconds 10 --optimizers exact_first,breaks,portfolio "
     "--set portfolio:threads=1 --set portfolio:chains=1": [
         *("--boards", "5,6", "--seconds", "1", "--seeds", "1"),
