@@ -263,13 +263,18 @@ def bench_generated(args) -> None:
             f"{starts}); median time {statistics.median(times):.1f} s",
             flush=True,
         )
+    board_by_board(by_name)
+
+
+def board_by_board(by_name: dict[str, list[int]], what: str = "") -> None:
+    """Each optimiser's unmatched joins against the first one's, board by board (fewer: better)."""
     first, *others = by_name
     for name in others:
-        worse = sum(a > b for a, b in zip(by_name[name], by_name[first], strict=True))
-        better = sum(a < b for a, b in zip(by_name[name], by_name[first], strict=True))
+        pairs = list(zip(by_name[name], by_name[first], strict=True))
         print(
-            f"{name} against {first}, board by board (unmatched): {by_name[name]} against {by_name[first]}: "
-            f"better on {better}, equal on {args.seeds - better - worse}, worse on {worse}"
+            f"{what}{name} against {first}, board by board (unmatched): {by_name[name]} against "
+            f"{by_name[first]}: better on {sum(a < b for a, b in pairs)}, equal on "
+            f"{sum(a == b for a, b in pairs)}, worse on {sum(a > b for a, b in pairs)}"
         )
 
 
@@ -309,14 +314,7 @@ def bench_sweep(args) -> None:
                 f"{statistics.median(times):.1f} CPU s",
                 flush=True,
             )
-        first, *others = by_name
-        for name in others:
-            pairs = list(zip(by_name[name], by_name[first], strict=True))
-            print(
-                f"n={n} colours={colours}: {name} against {first}, board by board: better on "
-                f"{sum(a < b for a, b in pairs)}, equal on {sum(a == b for a, b in pairs)}, worse on "
-                f"{sum(a > b for a, b in pairs)}"
-            )
+        board_by_board(by_name, f"n={n} colours={colours}: ")
 
 
 def bench_beam(args) -> None:
