@@ -242,7 +242,7 @@ def bench_generated(args) -> None:
         optimizer = optimizer_named(name, args.chains, settings_for(name, args.set))
         solved, bests, times, starts = 0, [], [], []
         by_name[name] = bests
-        for seed in range(args.seeds):
+        for seed in range(args.seed_from, args.seed_from + args.seeds):
             frame, inner = args.colours or (None, None)
             puzzle = Eternity2Like(args.size, cols, frame, inner, instance_seed=seed)
             result = run_once(puzzle, optimizer, args.seconds, seed, target=0)
@@ -477,6 +477,7 @@ def main() -> None:
     )
     generated.add_argument("--seconds", type=float, default=60)
     generated.add_argument("--seeds", type=int, default=10)
+    generated.add_argument("--seed-from", type=int, default=0)
     generated.add_argument("--chains", type=int, default=1)
     generated.add_argument(
         "--optimizers", default="hybrid_vlns,sa_compiled,ils_compiled,descent_compiled,sa,two_opt_swap,ga"
