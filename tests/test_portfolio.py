@@ -15,10 +15,7 @@ from tests.test_plateau_lns import run_dir, trace
 
 SMALL = [
     *("optimizer.breaks_nodes=400000", "optimizer.restart_nodes=100000", "optimizer.finish_width=20"),
-    *(
-        "optimizer.width=50",
-        "optimizer.max_width=500",
-    ),  # the racing beam, at its full width without a time limit
+    *("optimizer.width=50", "optimizer.max_width=500"),  # the racing beam: full width without a time limit
 ]
 
 
