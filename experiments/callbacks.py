@@ -84,9 +84,24 @@ class ReportCallback(Callback):
         sweep_dir = Path(config.hydra.sweep.dir)
         outcome["failed"] = summarise_sweep(sweep_dir) if sweep_dir.is_dir() else 1
         if config.get("task", {}).get("_target_", "").endswith(".Tune"):
-            from experiments.tasks.tune import write_tuned
+            outcome["failed"] = max(outcome["failed"], report_tuned(sweep_dir, config))
 
-            base = config.hydra.runtime.choices.get("optimizer")
-            tuned = write_tuned(sweep_dir, base, config.task)
-            if tuned:
-                print(f"tuned settings -> {tuned} (trials: {sweep_dir / 'trials.csv'})")
+
+def report_tuned(sweep_dir: Path, config: DictConfig) -> int:
+    """Write a tuning sweep's best settings and say where; 1 and one line when that fails (Hydra
+    would only warn of a callback's exception, and the sweep would pass as clean), else 0."""
+    from experiments.tasks.tune import write_tuned
+
+    try:
+        tuned = write_tuned(sweep_dir, config.hydra.runtime.choices.get("optimizer"), config.task)
+    except Exception as err:
+        print(
+            f"error: the tuned settings could not be written ({type(err).__name__}: {err}); the study is "
+            f"kept in {sweep_dir / 'optuna.db'}: fix that and run the same command again, which runs no "
+            "trial twice and writes them",
+            file=sys.stderr,
+        )
+        return 1
+    if tuned:
+        print(f"tuned settings -> {tuned} (trials: {sweep_dir / 'trials.csv'})")
+    return 0

@@ -116,6 +116,15 @@ def test_failed_trials_are_told_to_optuna_as_fail_and_the_sweep_goes_on(tmp_path
     assert "trial 1 failed" in proc.stdout and not (tmp_path / "optimization_results.yaml").exists()
 
 
+def test_tuned_settings_that_cannot_be_written_fail_the_sweep_in_one_line(tmp_path):
+    (tmp_path / "configs").write_text("a file where the tuned optimizer's folder goes")
+    proc = run_app(*TUNE, "hydra.sweeper.n_trials=1", "hydra.sweeper.n_jobs=1", f"hydra.sweep.dir={tmp_path}")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: the tuned settings could not be written (") and "optuna.db" in last
+    assert len(trials_of(tmp_path)) == 1 and (tmp_path / "trials.csv").is_file()  # the trial is kept
+
+
 def test_a_bad_sampler_name_is_one_line(tmp_path):
     proc = run_app(*TUNE, "hydra.sweeper.sampler.name=tpee", f"hydra.sweep.dir={tmp_path}")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
