@@ -132,6 +132,22 @@ def test_the_searchs_complete_boards_keep_the_schedule(schedule):
     assert reached
 
 
+def test_a_restart_told_the_runs_best_looks_only_for_boards_with_fewer_breaks():
+    """Each restart that completes the board gets the same seed again, told its best so far: the
+    search then completes no board with as many breaks."""
+    puzzle = _like(6, seed=4, inner=5)
+    tables = Tables(puzzle, "staircase", None, [20, 28, 30])
+    bounded_runs = 0
+    for k in range(8):
+        run = tables.restart(200_000, k, np.zeros(1, np.int64))
+        if run.deepest < 36 or run.deepest_breaks == 0:
+            continue
+        bounded_runs += 1
+        again = tables.restart(200_000, k, np.zeros(1, np.int64), fewer=run.deepest_breaks)
+        assert again.deepest < 36 or again.deepest_breaks < run.deepest_breaks
+    assert bounded_runs
+
+
 def test_a_schedule_with_breaks_lets_the_search_go_deeper_than_none():
     puzzle = _like(7, seed=5, inner=6)
     none = Tables(puzzle, "staircase", None, []).restart(100_000, 0, np.zeros(1, np.int64))

@@ -17,8 +17,8 @@ What is in it (the project's own code, after the public descriptions in issue 33
     pre-placed piece above or to the right is checked per candidate; at most one break per cell;
   * a break schedule by depth: the depths at which the next break unlocks (default SCHEDULE,
     Verhaard's 12 and four more, for 256 cells, scaled by the board's cells; Blackwood's 10 left the
-    search too shallow for 60 s); once a complete board with b breaks is found, only boards with fewer
-    are looked for;
+    search too shallow for 60 s); once the run holds a board of b unmatched joins, every restart looks
+    only for boards of fewer breaks (Verhaard's solver hunted only better boards);
   * restarts: each reshuffles the candidate lists (the opening included) from its own seed and stops
     after `restart_nodes` placements; a partial board at the restart's deepest depth is completed
     greedily (every free cell, in order, takes the free piece matching most of its neighbours), so the
@@ -208,9 +208,10 @@ def _restart(geometry, lists, allow, quota, board0, caps, seed, stop, hist, out_
     [mid, end), reshuffled from `seed`; breaks so far may not pass allow[i], nor the best complete
     board's breaks minus one. quota = (sides, need): a placement at depth i is cut when the quota
     colours' sides placed so far (sides[o] per orient) stay below need[i + 1]. caps = (placements,
-    abandon nodes, abandon depth): the restart stops after its placements, or after abandon nodes if
-    it has not yet reached the abandon depth (Verhaard's restarts)."""
-    node_cap, abandon_nodes, abandon_depth = caps
+    abandon nodes, abandon depth, fewer): the restart stops after its placements, or after abandon
+    nodes if it has not yet reached the abandon depth (Verhaard's restarts); it looks only for boards
+    of fewer than `fewer` breaks (the run's best so far)."""
+    node_cap, abandon_nodes, abandon_depth, fewer = caps
     cells, left, bottom, pat, fixed, req_top, req_right, top_brk, right_brk, nb, cell_pat = geometry
     q_sides, q_need = quota
     col, piece_of, entries0, kstart, kmid, kend, radix, pat_orients, pat_start = lists
@@ -231,7 +232,7 @@ def _restart(geometry, lists, allow, quota, board0, caps, seed, stop, hist, out_
     brk = np.zeros(depth + 1, np.int64)
     qc = np.zeros(depth + 1, np.int64)
     scratch = np.empty_like(board)
-    nodes, since, cap = 0, 0, 1 << 30
+    nodes, since, cap = 0, 0, fewer - 1
     best, deep, deep_brk, deep_seen = 1 << 30, -1, 0, -1
     exhausted = False
     i = 0
@@ -500,9 +501,10 @@ class Tables:
         stop: np.ndarray,
         quota: Sequence[int] = (),
         abandon: tuple[int, int] = (0, 0),
+        fewer: int = 1 << 30,
     ) -> RestartRun:
         """One restart (see `_restart`): `quota` colours, abandoned after abandon[0] placements short of
-        depth abandon[1]."""
+        depth abandon[1], looking only for boards of fewer than `fewer` breaks."""
         hist = np.zeros(self.cells_count, np.int64)
         best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
         nodes, best, deep, deep_brk, exhausted = _restart(
@@ -511,7 +513,7 @@ class Tables:
             self.allow,
             self.quota(quota),
             self.board0,
-            (node_cap, abandon[0], abandon[1]),
+            (node_cap, abandon[0], abandon[1], fewer),
             seed,
             stop,
             hist,
@@ -740,6 +742,10 @@ class Breaks(BoardBuilder):
             for index, run in enumerate(probes):  # probes first: their k are below every restart's
                 record(run, index - len(probes))
             probed = state["nodes"]
+            threads = max(1, self.threads)
+            # A restart looks only for boards better than the run's best so far, unless threads racing
+            # under a node budget would make that best, and so the board, depend on their timing.
+            share_best = seconds is not None or threads == 1
 
             def worker() -> None:
                 while stop[0] == 0:
@@ -748,10 +754,11 @@ class Breaks(BoardBuilder):
                             return
                         k = state["next"]
                         state["next"] += 1
+                        fewer = state["score"] if share_best else 1 << 30
                     cap = cap_of(k)
                     if cap <= 0:
                         return
-                    run = tables.restart(cap, self.seed * 1_000_003 + k, stop, quota, abandon)
+                    run = tables.restart(cap, self.seed * 1_000_003 + k, stop, quota, abandon, fewer)
                     shallow = run.deepest < abandon[1] and k > 0  # abandoned: not worth a beam
                     if self.finish_width and run.deepest < tables.cells_count and not shallow:
                         finished = tables.finish(run.deep_board, self.finish_width, self.seed)
@@ -762,7 +769,6 @@ class Breaks(BoardBuilder):
                         if (run.exhausted and not quota) or run.unmatched == 0:
                             state["done"] = True  # the whole tree walked, no quota cut (or a perfect board)
 
-            threads = max(1, self.threads)
             if threads == 1:
                 worker()
             else:
