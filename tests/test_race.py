@@ -12,7 +12,7 @@ from puzzles.edge_matching.eternity2 import Eternity2Like
 from puzzles.edge_matching.solvers import starting_solver
 from puzzles.edge_matching.solvers.beam import Beam
 from puzzles.edge_matching.solvers.breaks import Breaks
-from puzzles.edge_matching.solvers.race import Race
+from puzzles.edge_matching.solvers.race import SPARE_SEED, Race
 from tests.test_breaks import _assert_legal, _unmatched
 
 BREAKS = {"max_nodes": 200_000, "restart_nodes": 50_000, "finish_width": 20}
@@ -65,3 +65,27 @@ def test_once_one_solves_the_board_the_others_stop():
     built = Race(solvers).construct(puzzle, 20)
     assert _unmatched(puzzle, built.layout) == 0 and "breaks's board kept" in built.note
     assert time.perf_counter() - started < 5
+
+
+def test_a_thread_whose_solver_ends_early_runs_the_spare_for_the_time_left():
+    """A beam of width 50 is done in milliseconds; under a time limit its thread then runs the spare
+    backtracker (its own seed) until the race's time is up, and the race keeps the best of the
+    three boards. Under a node budget no spare runs (each solver runs its own work)."""
+    puzzle = Eternity2Like(n=10, instance_seed=1)
+    race = starting_solver("race", {"breaks": {"finish_width": 20}, "beam": {"width": 50, "max_width": 50}})
+    race = race.seeded(3)
+    assert race.spare is not None and race.spare.seed == 3 + SPARE_SEED != race.solvers[0].seed
+    race.warm_up(puzzle)
+    started = time.perf_counter()
+    built = race.construct(puzzle, 4)
+    took = time.perf_counter() - started
+    _assert_legal(puzzle, built.layout, [])
+    assert 3.5 < took < 6
+    listed = built.note.split("race (unmatched joins): ")[1].split(";")[0].split(", ")
+    assert [name.rsplit(" ", 1)[0] for name in listed] == ["breaks", "beam", "breaks (spare)"]
+    assert _unmatched(puzzle, built.layout) == min(int(name.rsplit(" ", 1)[1]) for name in listed)
+    values = [row[2] for row in built.history]
+    assert values == sorted(values, reverse=True) and values[-1] == _unmatched(puzzle, built.layout)
+    assert all(0 <= row[0] <= took for row in built.history)  # every curve on the race's clock
+    small = Race([Breaks(seed=0, **BREAKS), Beam(width=50, seed=0)], Breaks(seed=1, **BREAKS))
+    assert "(spare)" not in small.construct(puzzle).note

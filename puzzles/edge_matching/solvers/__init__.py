@@ -28,8 +28,8 @@ def starting_solver(start: str, settings: Mapping[str, Any] | None = None) -> Co
     """The solver that builds the local-search face's start named `start` (an optimiser's
     `optimizer.start`): the greedy, the beam (`settings`: its width, max_width, order), the break
     backtracker (`settings`: its own), both at once (`race`, the better board; `settings`: "breaks"
-    and "beam", each one's own), or else the board in the file at path `start` (best_board.txt of
-    an earlier run)."""
+    and "beam", each one's own; once the beam is done, its thread runs another backtracker), or
+    else the board in the file at path `start` (best_board.txt of an earlier run)."""
     from puzzles.edge_matching.solvers.beam import Beam
     from puzzles.edge_matching.solvers.board_file import BoardFile
     from puzzles.edge_matching.solvers.breaks import Breaks
@@ -44,7 +44,9 @@ def starting_solver(start: str, settings: Mapping[str, Any] | None = None) -> Co
     if start == "breaks":
         return Breaks(**settings)
     if start == "race":
-        return Race([Breaks(**settings.get("breaks", {})), Beam(**settings.get("beam", {}))])
+        breaks = settings.get("breaks", {})
+        spare = Breaks(**{**breaks, "threads": 1})  # takes the beam's thread once the beam is done
+        return Race([Breaks(**breaks), Beam(**settings.get("beam", {}))], spare)
     if not Path(start).is_file():
         raise InputError(
             f"optimizer.start must be one of random, {', '.join(STARTS)} or a board file (best_board.txt of "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numba
 
@@ -20,27 +21,35 @@ from puzzles.edge_matching.solvers.backtrack import unmatched_joins
 from puzzles.edge_matching.solvers.beam import STOP_GROUP, StopGroup
 from puzzles.edge_matching.solvers.greedy import BoardBuilder
 
+SPARE_SEED = 1_000  # the spare's seed is the race's plus this: restarts of its own
+SPARE_MIN_SHARE = 0.05  # a thread takes the spare only with this share of the race's time left
+
 
 class Race(BoardBuilder):
     """The better board of `solvers`, each on its own thread within the same `seconds` (ties: the
     earlier solver's); under a time limit, once one has solved the board, the others stop
     (`StopGroup`: the time left is the next phase's; under a node budget each runs its own, so the
-    same seed gives the same board). Each thread runs numba kernels on one thread of numba's: a
+    same seed gives the same board). Under a time limit, a thread whose solver ends early (the beam
+    at its full width) runs `spare` (another stream of the backtracker's restarts) for the time
+    left, unless the board is solved: on Eternity II the beam is done at 240 s of the portfolio's
+    480, and its core would idle. Each thread runs numba kernels on one thread of numba's: a
     solver with threads of its own (the break backtracker's restarts) starts them itself. Its
     history is the best board held by any of them over time, and its work the sum of theirs (in
     their own units)."""
 
     rectangles = True
 
-    def __init__(self, solvers: Sequence[BoardBuilder]):
+    def __init__(self, solvers: Sequence[BoardBuilder], spare: BoardBuilder | None = None):
         self.solvers = list(solvers)
+        self.spare = spare
         self.name = "+".join(solver.name for solver in self.solvers)
 
     def seeded(self, seed: int) -> Race:
-        return Race([solver.seeded(seed) for solver in self.solvers])
+        spare = None if self.spare is None else self.spare.seeded(seed + SPARE_SEED)
+        return Race([solver.seeded(seed) for solver in self.solvers], spare)
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
-        for solver in self.solvers:
+        for solver in [*self.solvers, *([self.spare] if self.spare else [])]:
             solver.warm_up(puzzle)
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
@@ -49,33 +58,45 @@ class Race(BoardBuilder):
 
         group = StopGroup()
 
-        def build(solver: BoardBuilder) -> tuple[Construction, float]:
-            numba.set_num_threads(1)  # numba's thread count is per thread: this one's only
-            left = None if seconds is None else seconds - (time.perf_counter() - started)
+        def run(solver: BoardBuilder) -> Run:
+            """`solver`'s board within the time left, its history on the race's clock."""
+            began = time.perf_counter() - started
+            left = None if seconds is None else seconds - began
             joined = STOP_GROUP.set(None if seconds is None else group)  # a node budget: the same boards
             try:
                 built = solver.construct(puzzle, left)
             finally:
                 STOP_GROUP.reset(joined)
-            if self._unmatched(puzzle, built) == 0:
+            score = self._unmatched(puzzle, built)
+            if score == 0:
                 group.stop()  # solved: the others stop at their next look at their flag
-            return built, time.perf_counter() - started
+            history = tuple((t + began, work, value) for t, work, value in built.history)
+            return Run(solver.name, built, score, time.perf_counter() - started, history)
+
+        def build(solver: BoardBuilder) -> list[Run]:
+            numba.set_num_threads(1)  # numba's thread count is per thread: this one's only
+            runs = [run(solver)]
+            if seconds is not None and self.spare is not None and solver.name != self.spare.name:
+                left = seconds - (time.perf_counter() - started)
+                if not group.stopped and left >= max(1.0, SPARE_MIN_SHARE * seconds):
+                    runs.append(run(self.spare))
+            return runs
 
         with ThreadPoolExecutor(max_workers=len(self.solvers)) as pool:
-            results = list(pool.map(build, self.solvers))
-        scores = [self._unmatched(puzzle, built) for built, _ in results]
-        winner = min(range(len(results)), key=lambda k: (scores[k], k))
-        history = self._history(results, scores)
-        built = results[winner][0]
-        notes = [f"{solver.name} {score}" for solver, score in zip(self.solvers, scores, strict=True)]
+            results = [r for runs in pool.map(build, self.solvers) for r in runs]
+        winner = min(range(len(results)), key=lambda k: (results[k].score, k))
+        built = results[winner].built
+        notes = [
+            f"{r.name}{' (spare)' if k >= len(self.solvers) else ''} {r.score}" for k, r in enumerate(results)
+        ]
         return Construction(
             built.layout,
-            sum(b.work for b, _ in results),
+            sum(r.built.work for r in results),
             built.stop_reason,
             None,
-            f"race (unmatched joins): {', '.join(notes)}; {self.solvers[winner].name}'s board kept"
+            f"race (unmatched joins): {', '.join(notes)}; {results[winner].name}'s board kept"
             + (f"; {built.note}" if built.note else ""),
-            history,
+            self._history(results),
         )
 
     @staticmethod
@@ -84,17 +105,27 @@ class Race(BoardBuilder):
         return unmatched_joins(puzzle.table, puzzle.n, puzzle.m, board.piece, board.rotation)
 
     @staticmethod
-    def _history(
-        results: list[tuple[Construction, float]], scores: list[int]
-    ) -> tuple[tuple[float, int, float], ...]:
+    def _history(results: list[Run]) -> tuple[tuple[float, int, float], ...]:
         """The best board held by any solver over time: each solver's own curve, or (a solver without
         one, such as the beam, whose board exists only at its end) its final board when it ended."""
         rows = []
-        for (built, ended), score in zip(results, scores, strict=True):
-            rows += list(built.history) if built.history else [(ended, built.work, float(score))]
+        for r in results:
+            rows += list(r.history) if r.history else [(r.ended, r.built.work, float(r.score))]
         curve, best = [], float("inf")
         for row in sorted(rows):
             if row[2] < best:
                 curve.append(row)
                 best = row[2]
         return tuple(curve)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One solver's part of a race: its board (re-scored), when it ended and its curve, on the race's
+    clock."""
+
+    name: str
+    built: Construction
+    score: int
+    ended: float
+    history: tuple[tuple[float, int, float], ...]
