@@ -133,13 +133,15 @@ class Portfolio(PlateauLNS):
     placements in all: a node budget, so the same seed gives the same board on any machine) and, on
     a thread of its own unless `beam` is false, the beam alone (plateau_lns's beam: `width`,
     `max_width`, as wide as the time allows; at their full width without a time limit, so set them
-    small for a quick node-budget run); the better board wins. Then `chains` plateau_lns chains,
-    one per core, walk from it, handing the best board to any chain doing worse every `exchange`
-    epochs. Why 0.8: with the colour quota the backtracker made every best board of the 10-minute
+    small for a quick node-budget run), whose thread then runs another backtracker, restarts of its
+    own, for the race's time left (`Race`'s spare); the best board wins. Then `chains` plateau_lns
+    chains, one per core, walk from it, handing the best board to any chain doing worse every
+    `exchange` epochs. Why 0.8: with the colour quota the backtracker made every best board of the 10-minute
     runs on Eternity II (464); the chains keep what it built and walk for the rest. Why the beam
     beside it: on generated boards of 10 x 10 to 12 x 12 the two are equal on average and each
     misses by a join where the other does not (benchmarks/bench_eternity2.py); on Eternity II the
-    backtracker's board is 2-6 joins better and the beam's thread is the price of the hedge.
+    backtracker's board is 2-6 joins better, and once the beam is done (240 s of 480 in ten minutes)
+    its thread is the backtracker's too.
     """
 
     name = "portfolio"

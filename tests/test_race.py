@@ -9,6 +9,7 @@ import time
 import pytest
 
 from puzzles.edge_matching.eternity2 import Eternity2Like
+from puzzles.edge_matching.solvers import race as race_module
 from puzzles.edge_matching.solvers import starting_solver
 from puzzles.edge_matching.solvers.beam import Beam
 from puzzles.edge_matching.solvers.breaks import Breaks
@@ -67,10 +68,12 @@ def test_once_one_solves_the_board_the_others_stop():
     assert time.perf_counter() - started < 5
 
 
-def test_a_thread_whose_solver_ends_early_runs_the_spare_for_the_time_left():
-    """A beam of width 50 is done in milliseconds; under a time limit its thread then runs the spare
-    backtracker (its own seed) until the race's time is up, and the race keeps the best of the
-    three boards. Under a node budget no spare runs (each solver runs its own work)."""
+def test_a_thread_whose_solver_ends_early_runs_the_spare_for_the_time_left(monkeypatch):
+    """A beam of width 50 is done in milliseconds; under a time limit, with a core per solver, its
+    thread then runs the spare backtracker (its own seed) until the race's time is up, and the race
+    keeps the best of the three boards. On one core (the backtracker takes the freed core) and under
+    a node budget (each solver runs its own work) no spare runs."""
+    monkeypatch.setattr(race_module, "threads_available", lambda: 2)
     puzzle = Eternity2Like(n=10, instance_seed=1)
     race = starting_solver("race", {"breaks": {"finish_width": 20}, "beam": {"width": 50, "max_width": 50}})
     race = race.seeded(3)
@@ -89,3 +92,5 @@ def test_a_thread_whose_solver_ends_early_runs_the_spare_for_the_time_left():
     assert all(0 <= row[0] <= took for row in built.history)  # every curve on the race's clock
     small = Race([Breaks(seed=0, **BREAKS), Beam(width=50, seed=0)], Breaks(seed=1, **BREAKS))
     assert "(spare)" not in small.construct(puzzle).note
+    monkeypatch.setattr(race_module, "threads_available", lambda: 1)
+    assert "(spare)" not in race.construct(puzzle, 2).note

@@ -20,6 +20,7 @@ from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.solvers.backtrack import unmatched_joins
 from puzzles.edge_matching.solvers.beam import STOP_GROUP, StopGroup
 from puzzles.edge_matching.solvers.greedy import BoardBuilder
+from puzzles.edge_matching.solvers.perfect_search import threads_available
 
 SPARE_SEED = 1_000  # the spare's seed is the race's plus this: restarts of its own
 SPARE_MIN_SHARE = 0.05  # a thread takes the spare only with this share of the race's time left
@@ -29,13 +30,13 @@ class Race(BoardBuilder):
     """The better board of `solvers`, each on its own thread within the same `seconds` (ties: the
     earlier solver's); under a time limit, once one has solved the board, the others stop
     (`StopGroup`: the time left is the next phase's; under a node budget each runs its own, so the
-    same seed gives the same board). Under a time limit, a thread whose solver ends early (the beam
-    at its full width) runs `spare` (another stream of the backtracker's restarts) for the time
-    left, unless the board is solved: on Eternity II the beam is done at 240 s of the portfolio's
-    480, and its core would idle. Each thread runs numba kernels on one thread of numba's: a
-    solver with threads of its own (the break backtracker's restarts) starts them itself. Its
-    history is the best board held by any of them over time, and its work the sum of theirs (in
-    their own units)."""
+    same seed gives the same board). Under a time limit, with a core per solver, a thread whose
+    solver ends early (the beam at its full width) runs `spare` (another stream of the backtracker's
+    restarts) for the time left, unless the board is solved: on Eternity II the beam is done at 240 s
+    of the portfolio's 480, and its core would idle (on fewer cores, the other solvers take it).
+    Each thread runs numba kernels on one thread of numba's: a solver with threads of its own (the
+    break backtracker's restarts) starts them itself. Its history is the best board held by any of
+    them over time, and its work the sum of theirs (in their own units)."""
 
     rectangles = True
 
@@ -76,7 +77,12 @@ class Race(BoardBuilder):
         def build(solver: BoardBuilder) -> list[Run]:
             numba.set_num_threads(1)  # numba's thread count is per thread: this one's only
             runs = [run(solver)]
-            if seconds is not None and self.spare is not None and solver.name != self.spare.name:
+            if (
+                seconds is not None
+                and self.spare is not None
+                and solver.name != self.spare.name
+                and threads_available() >= len(self.solvers)  # on fewer cores the others take the freed one
+            ):
                 left = seconds - (time.perf_counter() - started)
                 if not group.stopped and left >= max(1.0, SPARE_MIN_SHARE * seconds):
                     runs.append(run(self.spare))
