@@ -90,6 +90,11 @@ def test_a_thread_whose_solver_ends_early_runs_the_spare_for_the_time_left(monke
     values = [row[2] for row in built.history]
     assert values == sorted(values, reverse=True) and values[-1] == _unmatched(puzzle, built.layout)
     assert all(0 <= row[0] <= took for row in built.history)  # every curve on the race's clock
+    beam_first = Race([Beam(width=50, max_width=50, seed=0), Breaks(seed=0, finish_width=20)], race.spare)
+    listed = (
+        beam_first.construct(puzzle, 2).note.split("race (unmatched joins): ")[1].split(";")[0].split(", ")
+    )
+    assert [name.rsplit(" ", 1)[0] for name in listed] == ["beam", "breaks (spare)", "breaks"]
     small = Race([Breaks(seed=0, **BREAKS), Beam(width=50, seed=0)], Breaks(seed=1, **BREAKS))
     assert "(spare)" not in small.construct(puzzle).note
     monkeypatch.setattr(race_module, "threads_available", lambda: 1)

@@ -59,7 +59,7 @@ class Race(BoardBuilder):
 
         group = StopGroup()
 
-        def run(solver: BoardBuilder) -> Run:
+        def run(solver: BoardBuilder, name: str) -> Run:
             """`solver`'s board within the time left, its history on the race's clock."""
             began = time.perf_counter() - started
             left = None if seconds is None else seconds - began
@@ -72,11 +72,11 @@ class Race(BoardBuilder):
             if score == 0:
                 group.stop()  # solved: the others stop at their next look at their flag
             history = tuple((t + began, work, value) for t, work, value in built.history)
-            return Run(solver.name, built, score, time.perf_counter() - started, history)
+            return Run(name, built, score, time.perf_counter() - started, history)
 
         def build(solver: BoardBuilder) -> list[Run]:
             numba.set_num_threads(1)  # numba's thread count is per thread: this one's only
-            runs = [run(solver)]
+            runs = [run(solver, solver.name)]
             if (
                 seconds is not None
                 and self.spare is not None
@@ -85,16 +85,14 @@ class Race(BoardBuilder):
             ):
                 left = seconds - (time.perf_counter() - started)
                 if not group.stopped and left >= max(1.0, SPARE_MIN_SHARE * seconds):
-                    runs.append(run(self.spare))
+                    runs.append(run(self.spare, f"{self.spare.name} (spare)"))
             return runs
 
         with ThreadPoolExecutor(max_workers=len(self.solvers)) as pool:
             results = [r for runs in pool.map(build, self.solvers) for r in runs]
         winner = min(range(len(results)), key=lambda k: (results[k].score, k))
         built = results[winner].built
-        notes = [
-            f"{r.name}{' (spare)' if k >= len(self.solvers) else ''} {r.score}" for k, r in enumerate(results)
-        ]
+        notes = [f"{r.name} {r.score}" for r in results]
         return Construction(
             built.layout,
             sum(r.built.work for r in results),
