@@ -68,6 +68,12 @@ def test_once_one_solves_the_board_the_others_stop():
     assert time.perf_counter() - started < 5
 
 
+def race_scores(note: str) -> list[tuple[str, int]]:
+    """(name, unmatched joins) of each run a race's note lists, in its order."""
+    listed = note.split("race (unmatched joins): ")[1].split(";")[0].split(", ")
+    return [(name, int(score)) for name, score in (item.rsplit(" ", 1) for item in listed)]
+
+
 def test_a_thread_whose_solver_ends_early_runs_the_spare_for_the_time_left(monkeypatch):
     """A beam of width 50 is done in milliseconds; under a time limit, with a core per solver, its
     thread then runs the spare backtracker (its own seed) until the race's time is up, and the race
@@ -84,17 +90,15 @@ def test_a_thread_whose_solver_ends_early_runs_the_spare_for_the_time_left(monke
     took = time.perf_counter() - started
     _assert_legal(puzzle, built.layout, [])
     assert 3.5 < took < 6
-    listed = built.note.split("race (unmatched joins): ")[1].split(";")[0].split(", ")
-    assert [name.rsplit(" ", 1)[0] for name in listed] == ["breaks", "beam", "breaks (spare)"]
-    assert _unmatched(puzzle, built.layout) == min(int(name.rsplit(" ", 1)[1]) for name in listed)
+    scores = race_scores(built.note)
+    assert [name for name, _ in scores] == ["breaks", "beam", "breaks (spare)"]
+    assert _unmatched(puzzle, built.layout) == min(score for _, score in scores)
     values = [row[2] for row in built.history]
     assert values == sorted(values, reverse=True) and values[-1] == _unmatched(puzzle, built.layout)
     assert all(0 <= row[0] <= took for row in built.history)  # every curve on the race's clock
     beam_first = Race([Beam(width=50, max_width=50, seed=0), Breaks(seed=0, finish_width=20)], race.spare)
-    listed = (
-        beam_first.construct(puzzle, 2).note.split("race (unmatched joins): ")[1].split(";")[0].split(", ")
-    )
-    assert [name.rsplit(" ", 1)[0] for name in listed] == ["beam", "breaks (spare)", "breaks"]
+    scores = race_scores(beam_first.construct(puzzle, 2).note)
+    assert [name for name, _ in scores] == ["beam", "breaks (spare)", "breaks"]
     small = Race([Breaks(seed=0, **BREAKS), Beam(width=50, seed=0)], Breaks(seed=1, **BREAKS))
     assert "(spare)" not in small.construct(puzzle).note
     monkeypatch.setattr(race_module, "threads_available", lambda: 1)

@@ -50,7 +50,7 @@ class Race(BoardBuilder):
         return Race([solver.seeded(seed) for solver in self.solvers], spare)
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
-        for solver in [*self.solvers, *([self.spare] if self.spare else [])]:
+        for solver in self.solvers + ([self.spare] if self.spare else []):
             solver.warm_up(puzzle)
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
