@@ -4,6 +4,8 @@ sweep that started this worker going away.
 Why a flag and not an exception: an optimiser interrupted mid-step has nothing to hand back, so the
 objective reads the flag at its next budget check and ends the run as a budget would, keeping the best
 so far (`stop_reason: interrupted`). A second Ctrl-C is the user insisting: it ends the process at once.
+One signal delivered twice at once (`timeout -s INT`, a batch system signalling the process and its
+group) is one request: deliveries within REPEAT_WINDOW seconds of the first count once.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from types import FrameType
 _asked = threading.Event()
 _listeners: list[Callable[[], None]] = []
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+REPEAT_WINDOW = 1.0  # seconds: signals closer than this to the first are its echo, not a second request
 
 
 def requested() -> bool:
@@ -58,8 +61,9 @@ def _ignore(signum: int, frame: FrameType | None) -> None:
 @contextmanager
 def caught() -> Iterator[None]:
     """Within the block, SIGINT and SIGTERM ask for a stop instead of killing the run; a second one
-    ends the process at once (exit code 130). Main thread only (elsewhere the block leaves signals as
-    they are).
+    ends the process at once (exit code 130), unless it comes within REPEAT_WINDOW of the first (the
+    same signal delivered to the process and to its group). Main thread only (elsewhere the block
+    leaves signals as they are).
 
     Why a watcher thread on the wakeup fd: Python runs a signal handler only when the main thread runs
     Python, which a compiled search holding it for minutes does not; the C handler writes the signal to
@@ -73,7 +77,7 @@ def caught() -> Iterator[None]:
     wakeup = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
 
     def watch() -> None:
-        seen = 0
+        first: float | None = None
         while True:
             try:
                 data = reader.recv(64)
@@ -81,11 +85,13 @@ def caught() -> Iterator[None]:
                 return
             if not data:  # the block ended: the writer was closed
                 return
-            seen += len(data)
-            if seen >= 2:
+            now = time.monotonic()
+            if first is None:
+                first = now
+                request()
+            elif now - first >= REPEAT_WINDOW:
                 os.write(2, b"\ninterrupted again: stopping now, without a record\n")
                 os._exit(130)
-            request()
 
     watcher = threading.Thread(target=watch, name="puzzlelab-signals", daemon=True)
     watcher.start()

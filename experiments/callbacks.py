@@ -13,6 +13,8 @@ import pandas as pd
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
+from core.errors import InputError
+from experiments import sweep_lock
 from experiments.records import REFUSED, UNRECORDED
 
 outcome: dict[str, int] = {}  # the last sweep's failures, read by experiments.run.main for its exit code
@@ -77,6 +79,10 @@ class ReportCallback(Callback):
     """Write the sweep's tables, plots and report beside its runs, and say what failed."""
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        try:  # in the sweep's own process only: workers run no multirun callback
+            sweep_lock.acquire(Path(config.hydra.sweep.dir))
+        except InputError as err:  # SystemExit: Hydra only warns of a callback's exception
+            raise SystemExit(f"error: {err}") from None
         with contextlib.suppress(OSError):  # notes of this sweep only
             (Path(config.hydra.sweep.dir) / UNRECORDED).unlink(missing_ok=True)
 
@@ -85,6 +91,7 @@ class ReportCallback(Callback):
         outcome["failed"] = summarise_sweep(sweep_dir) if sweep_dir.is_dir() else 1
         if config.get("task", {}).get("_target_", "").endswith(".Tune"):
             outcome["failed"] = max(outcome["failed"], report_tuned(sweep_dir, config))
+        sweep_lock.release(sweep_dir / sweep_lock.LOCK)
 
 
 def report_tuned(sweep_dir: Path, config: DictConfig) -> int:

@@ -12,21 +12,42 @@ import seaborn as sns
 from matplotlib.ticker import MaxNLocator
 
 
+class NotDrawn(ValueError):
+    """A plot these runs cannot make (nothing to draw): the report names it and writes the rest."""
+
+
+def scored(runs: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """The runs with a number in `best` and each of `columns`, those columns as floats (a failed run's
+    `best` is None, so records gathered beside one hold it as objects); NotDrawn when none has."""
+    needed = ["best", *columns]
+    numbers = runs.assign(**{c: pd.to_numeric(runs[c], errors="coerce") for c in needed}).dropna(
+        subset=needed
+    )
+    if numbers.empty:
+        raise NotDrawn(f"no run has a number in {', '.join(needed)}")
+    return numbers
+
+
 def evaluation_grid(max_evals: float, points: int = 200) -> np.ndarray:
-    """Log-spaced evaluation counts from 1 to max_evals."""
-    return np.unique(np.geomspace(1, max(max_evals, 1), points).astype(np.int64))
+    """Log-spaced evaluation counts from 1 to max_evals (1 alone when that is unknown)."""
+    return np.unique(np.geomspace(1, max_evals if max_evals > 1 else 1, points).astype(np.int64))
 
 
 def seconds_grid(runs: pd.DataFrame, traces: pd.DataFrame, points: int = 200) -> np.ndarray:
     """Log-spaced seconds from the first improvement's time to the longest run's end."""
-    seen = pd.concat([traces["seconds"], runs["seconds"]]).dropna()
+    seen = pd.concat([traces["seconds"], pd.to_numeric(runs["seconds"], errors="coerce")]).dropna()
     start = seen[seen > 0].min() if (seen > 0).any() else 1e-6
     return np.geomspace(start, max(seen.max(), start), points)
 
 
 def x_grid(runs: pd.DataFrame, traces: pd.DataFrame, x: str) -> np.ndarray:
-    """Where curves are read: evaluation counts, or seconds (wall-clock, as the traces record them)."""
-    return evaluation_grid(runs["evaluations"].max()) if x == "evaluations" else seconds_grid(runs, traces)
+    """Where curves are read: evaluation counts (to the longest run, or trace where a run's count is
+    missing), or seconds (wall-clock, as the traces record them)."""
+    if x != "evaluations":
+        return seconds_grid(runs, traces)
+    return evaluation_grid(
+        pd.concat([traces["evaluations"], pd.to_numeric(runs["evaluations"], errors="coerce")]).max()
+    )
 
 
 def best_so_far(traces: pd.DataFrame, grid: np.ndarray, x: str = "evaluations") -> pd.DataFrame:
@@ -236,6 +257,8 @@ def convergence(
     """Best-so-far against `x` (evaluations, or wall-clock seconds): one facet per problem instance
     (and, against evaluations, per kind of evaluation), one colour, line style and marker per group:
     every run as a thin line, the median over them with an interquartile band."""
+    if runs.empty:
+        raise NotDrawn("no runs")
     by_kind = x == "evaluations"
     panels = facets(runs, keys, by_kind)
     several = len({kind for _, kind, _ in panels}) > 1
@@ -270,6 +293,7 @@ def convergence(
 def final_scores(runs: pd.DataFrame, keys: list[str], ylabel: str = "best", caption: str = ""):
     """Final best per group as a box plot with the runs drawn over it, one facet per problem instance
     (each its own score scale)."""
+    runs = scored(runs)
     panels = facets(runs, keys, by_kind=False)
     data = runs.assign(group=group_label(runs, keys))
     groups = data["group"].nunique()
@@ -344,6 +368,7 @@ def ecdf(
     """
     from experiments.stats import first_hits
 
+    runs = scored(runs)
     targets = targets_by_problem(runs, traces, keys) if targets is None else targets
     by_kind = x == "evaluations"
     panels = facets(runs, keys, by_kind)
@@ -381,11 +406,13 @@ def ecdf(
 
 
 def heatmaps(runs: pd.DataFrame, x: str, y: str, ylabel: str = "best", caption: str = ""):
-    """Median final score over a two-parameter sweep, one panel per optimiser."""
-    names = sorted(runs["optimizer"].unique())
+    """Median final score over a two-parameter sweep, one panel per optimiser; failed runs (no best)
+    are left out, so a cell where every run failed stays blank or missing."""
+    runs = scored(runs, x, y)
+    names = sorted(runs["optimizer"].astype(str).unique())
     fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 4), squeeze=False)
     for ax, name in zip(axes[0], names):
-        table = runs[runs["optimizer"] == name].pivot_table(
+        table = runs[runs["optimizer"].astype(str) == name].pivot_table(
             index=y, columns=x, values="best", aggfunc="median"
         )
         sns.heatmap(
@@ -442,6 +469,9 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful", caption
     solver and size has its colour, line style and marker; where lines meet at one rate they are
     drawn OFFSET points apart (`dodge`); the legend sits under the panels.
     """
+    if table.empty:
+        raise NotDrawn("no colour sweep points")
+    table = table.assign(match_rate=pd.to_numeric(table["match_rate"], errors="coerce"))  # None: a blank
     panels = [
         ("seed-faithful greedy (the seed's figure)", table["optimizer"] == faithful),
         ("corrected greedy and optimisers", table["optimizer"] != faithful),

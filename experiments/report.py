@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -19,9 +20,12 @@ from experiments import iohprofiler, plots
 from experiments.gather import gather_runs, gather_traces, group_keys, instance_columns
 from experiments.outside import OutsideError, join_outside
 from experiments.ranking import Ranking, cd_diagram, rank
-from experiments.records import CONFIG, atomic_write, write_picture, write_table
+from experiments.records import CONFIG, RUN, atomic_write, unwritable, write_picture, write_table
 from experiments.schema import setup
 from experiments.stats import COMPARISON_COLUMNS, ert_targets, evaluations_to_optimum, pairwise, summarise
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def score_label(runs: pd.DataFrame) -> str:
@@ -144,9 +148,13 @@ def markdown(
     ert: list[tuple[str, pd.DataFrame]] | pd.DataFrame | None = None,
     head: list[str] | None = None,
     extra: list[str] | None = None,
+    skipped: dict[str, str] | None = None,
+    left: list[str] | None = None,
 ) -> str:
     """The report: the summary table, the ranking over instances, significant differences, the
-    fixed-target ERT (a table per problem instance and kind of evaluation), failures, pictures."""
+    fixed-target ERT (a table per problem instance and kind of evaluation), failures, the plots not
+    drawn (`skipped`: name -> why) and records left out (`left`), pictures."""
+    skipped = skipped or {}
     lines = ["# Sweep report", "", *(head or [])]
     if len(summary):
         lines += [
@@ -162,7 +170,9 @@ def markdown(
         lines += [summary.to_markdown(index=False, floatfmt=".4g"), ""]
     if ranking is not None:
         lines += ["## Ranking over instances", "", ranking.text, "", ranking.table.to_markdown(index=False)]
-        lines += ["", "![critical-difference diagram](cd_diagram.png)", ""]
+        if "cd_diagram.png" not in skipped:
+            lines += ["", "![critical-difference diagram](cd_diagram.png)"]
+        lines += [""]
     if len(tests):
         sig = tests[tests["significant"]]
         lines += [
@@ -210,6 +220,17 @@ def markdown(
         lines += failure_markdown(failed)
     elif failed:
         lines += [f"{failed} run(s) failed: see the `error` column of runs.csv.", ""]
+    if skipped:
+        lines += ["## Plots not drawn", "", *(f"- {name}: {why}" for name, why in skipped.items()), ""]
+    if left:
+        lines += [
+            "## Records left out",
+            "",
+            f"{len(left)} record(s) found here are in no table of this report:",
+            "",
+            *(f"- `{line}`" for line in left),
+            "",
+        ]
     if pictures:
         lines += ["## Figures", ""] + [f"![{f}]({f})" for f in pictures]
     return "\n".join(lines) + "\n"
@@ -359,9 +380,12 @@ def cell(row: pd.Series) -> str:
     )
 
 
-def colour_sweep_markdown(table: pd.DataFrame, comparison: pd.DataFrame, verdicts: pd.DataFrame) -> list[str]:
-    """The colour sweep's section of report.md: its summary, its figure, and the methods compared at
-    each colour count (the counts every method solved; all of them in colour_sweep_comparison.csv)."""
+def colour_sweep_markdown(
+    table: pd.DataFrame, comparison: pd.DataFrame, verdicts: pd.DataFrame, figure: bool = True
+) -> list[str]:
+    """The colour sweep's section of report.md: its summary, its figure (when drawn), and the methods
+    compared at each colour count (the counts every method solved; all of them in
+    colour_sweep_comparison.csv)."""
     lines = [
         "## Colour sweep",
         "",
@@ -369,8 +393,7 @@ def colour_sweep_markdown(table: pd.DataFrame, comparison: pd.DataFrame, verdict
         "",
         colour_sweep_summary(table).to_markdown(index=False, floatfmt=".4g"),
         "",
-        "![colour sweep](colour_sweep.png)",
-        "",
+        *(["![colour sweep](colour_sweep.png)", ""] if figure else []),
         "### Methods at each colour count",
         "",
         "Mean match rate over instance seeds with its 95% Student-t interval (none from one instance). "
@@ -410,9 +433,12 @@ def colour_sweep_markdown(table: pd.DataFrame, comparison: pd.DataFrame, verdict
     return lines
 
 
-def colour_sweep_outputs(roots: list[Path], out: Path, caption: str = "") -> list[str] | None:
-    """The colour sweep's points from every run as one table, with its summary, the seed's plot, the
-    methods compared at each colour count; returns report.md's section (None: not a colour sweep)."""
+def colour_sweep_outputs(
+    roots: list[Path], out: Path, caption: str = "", skipped: dict[str, str] | None = None
+) -> list[str] | None:
+    """The colour sweep's points from every run as one table, with its summary, the seed's plot (noted in
+    `skipped` when it cannot be drawn), the methods compared at each colour count; returns report.md's
+    section (None: not a colour sweep)."""
     from experiments.tasks.colour_sweep import COLUMNS, TABLE
 
     frames = [pd.read_parquet(p) for root in roots for p in sorted(Path(root).rglob(TABLE))]
@@ -424,8 +450,8 @@ def colour_sweep_outputs(roots: list[Path], out: Path, caption: str = "") -> lis
     write_table(colour_sweep_summary(table), out / "colour_sweep_summary.parquet")
     write_table(comparison, out / "colour_sweep_comparison.parquet")
     write_table(verdicts, out / "colour_sweep_verdicts.parquet")
-    write_picture(plots.colour_sweep(table, caption=caption), out / "colour_sweep.png")
-    return colour_sweep_markdown(table, comparison, verdicts)
+    drawn = picture("colour_sweep.png", lambda: plots.colour_sweep(table, caption=caption), out, skipped)
+    return colour_sweep_markdown(table, comparison, verdicts, figure=drawn)
 
 
 def colour_budget(study: dict, runs: pd.DataFrame) -> str:
@@ -442,6 +468,35 @@ def colour_budget(study: dict, runs: pd.DataFrame) -> str:
     return text + "; constructive solvers: no budget"
 
 
+def picture(name: str, make: Callable[[], Figure], out: Path, skipped: dict[str, str] | None = None) -> bool:
+    """Draw and save one picture; whether it was. Every plot is optional to the report: one that cannot
+    be drawn goes into `skipped` (its name: why) and the report is written without it; only a folder
+    that cannot be written stops the report."""
+    try:
+        write_picture(make(), out / name)
+        return True
+    except Exception as err:
+        if isinstance(err, OSError) and unwritable(err, out):
+            raise
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+        why = (str(err).strip().splitlines() or ["no message"])[0]
+        if skipped is not None:
+            skipped[name] = why if isinstance(err, plots.NotDrawn) else f"{type(err).__name__}: {why}"
+        return False
+
+
+def left_out_lines(roots: Sequence[Path], runs: pd.DataFrame) -> list[str]:
+    """The records under `roots` that are in no table (damaged, incomplete, not ours), one line each with
+    its folder and why: gathering says them on stderr only, which a report read later no longer shows."""
+    from experiments.gather import left_out
+
+    kept = set(runs["run_dir"].astype(str)) if "run_dir" in runs else set()
+    found = sorted({p.parent.resolve() for root in roots for p in Path(root).rglob(RUN)})
+    return [line for d in found if str(d) not in kept for line in [left_out(d)[0]] if line]
+
+
 def report(
     roots: list[Path], out: Path | None = None, quiet: bool = False, outside: Sequence[Path] = ()
 ) -> Path:
@@ -450,7 +505,8 @@ def report(
 
     summary and report.md are written whenever any record exists: report.md lists the failed runs
     by reason (`failures(runs)`; `python -m experiments.report` prints them), a colour sweep's section, and, where
-    runs have a best, the statistics and pictures.
+    runs have a best, the statistics and pictures; it names any picture it could not draw and any record
+    it left out.
     """
     out = Path(out or roots[0])
     runs = join_outside(gather_runs(roots), outside)
@@ -458,14 +514,17 @@ def report(
     write_table(runs, out / "runs.parquet")
     write_table(traces, out / "traces.parquet", csv=False)
     study = study_of(runs, roots)
-    failed = failures(runs)
+    failed, left = failures(runs), left_out_lines(roots, runs)
+    skipped: dict[str, str] = {}  # the pictures not drawn, and why
     colour_caption = caption(study, colour_budget(study, runs))
-    colour = colour_sweep_outputs(roots, out, colour_caption)
+    colour = colour_sweep_outputs(roots, out, colour_caption, skipped)
     ok = (
         runs[(runs["status"] == "ok") & runs.get("best", pd.Series(dtype=float)).notna()]
         if "best" in runs
         else runs[:0]
     )
+    if len(ok):  # beside a failed run's None, `best` reads back as objects
+        ok = ok.assign(best=pd.to_numeric(ok["best"], errors="coerce"))
     if ok.empty:  # nothing scored (a colour sweep's records, or every run failed): what there is
         done = runs[runs["status"] == "ok"]
         keys = group_keys(done if len(done) else runs)
@@ -478,6 +537,8 @@ def report(
             failed,
             head=[(colour_caption if colour else caption(study, budget_text(runs))).replace("\n", "; "), ""],
             extra=colour,
+            skipped=skipped,
+            left=left,
         )
         atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
         if not quiet:
@@ -487,6 +548,7 @@ def report(
                 else "none with a best score"
             )
             print(f"{len(runs)} run(s), {what}{failed_note(failed, out)}")
+            skipped_note(skipped)
         return out
     keys = group_keys(ok)
     summary = summarise(ok, keys)
@@ -501,40 +563,45 @@ def report(
     what, ok_traces = score_label(ok), traces[traces["run_id"].isin(ok["run_id"])]
     traced = ok[ok["run_id"].isin(ok_traces["run_id"])]  # outside results have no traces to draw
     title = caption(study, budget_text(ok))
-    pictures = {"final.png": plots.final_scores(ok, keys, what, caption=title)}
+    makers: dict[str, Callable[[], Figure]] = {
+        "final.png": lambda: plots.final_scores(ok, keys, what, caption=title)
+    }
     ert = pd.DataFrame()
     if len(traced):
         targets = plots.targets_by_problem(traced, ok_traces, keys)
         ert = ert_by_problem(traced, ok_traces, keys, targets)
-        pictures = {
-            "convergence.png": plots.convergence(traced, ok_traces, keys, what, caption=title),
-            "convergence_seconds.png": plots.convergence(
+        makers = {
+            "convergence.png": lambda: plots.convergence(traced, ok_traces, keys, what, caption=title),
+            "convergence_seconds.png": lambda: plots.convergence(
                 traced, ok_traces, keys, what, x="seconds", caption=title
             ),
-            **pictures,
-            "ecdf.png": plots.ecdf(traced, ok_traces, keys, targets, caption=title),
-            "ecdf_seconds.png": plots.ecdf(traced, ok_traces, keys, targets, caption=title, x="seconds"),
+            **makers,
+            "ecdf.png": lambda: plots.ecdf(traced, ok_traces, keys, targets, caption=title),
+            "ecdf_seconds.png": lambda: plots.ecdf(
+                traced, ok_traces, keys, targets, caption=title, x="seconds"
+            ),
         }
     write_table(ert, out / "ert_targets.parquet")
     axes = two_parameter_axes(ok, keys)
     if axes:
-        pictures["heatmap.png"] = plots.heatmaps(ok, *axes, ylabel=what, caption=title)
+        makers["heatmap.png"] = lambda: plots.heatmaps(ok, *axes, ylabel=what, caption=title)
     ranking = rank(ok, keys)
     if ranking is not None:
         write_table(ranking.table, out / "ranking.parquet")
-        write_picture(cd_diagram(ranking, caption=title), out / "cd_diagram.png")
-    for name, fig in pictures.items():
-        write_picture(fig, out / name)
+        picture("cd_diagram.png", lambda: cd_diagram(ranking, caption=title), out, skipped)
+    pictures = [name for name, make in makers.items() if picture(name, make, out, skipped)]
     iohprofiler.export(ok, ok_traces, out / iohprofiler.FOLDER, instance_columns(ok, keys))
     text = markdown(
         summary,
         tests,
-        list(pictures),
+        pictures,
         failed,
         ranking,
         ert_tables(ert, keys) if len(ert) else None,
         head=[title.replace("\n", "; "), ""],
         extra=colour,
+        skipped=skipped,
+        left=left,
     )
     atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
     if not quiet:
@@ -542,7 +609,14 @@ def report(
             print(summary.to_string(index=False))
         if len(failed):
             print(failed_note(failed, out).lstrip("; "))
+        skipped_note(skipped)
     return out
+
+
+def skipped_note(skipped: dict[str, str]) -> None:
+    """One line on stderr per picture not drawn (report.md names them too)."""
+    for name, why in skipped.items():
+        print(f"{name} not drawn ({why}); the rest of the report is written", file=sys.stderr)
 
 
 def failed_note(failed: pd.DataFrame, out: Path) -> str:
@@ -571,6 +645,17 @@ def main(argv: list[str] | None = None) -> None:
         out = report(args.dirs, args.out, outside=args.outside)
     except (FileNotFoundError, OutsideError) as err:
         raise SystemExit(f"error: {err}") from None
+    except OSError as err:  # a read-only or full folder: which, and how to go on
+        where = Path(err.filename).parent if err.filename else args.out or args.dirs[0]
+        raise SystemExit(
+            f"error: cannot write the report into {where}: {err.strerror or err}; make that folder writable, "
+            "or write the report elsewhere with --out DIR"
+        ) from None
+    except Exception as err:  # a report bug: one line, not a traceback; the runs are untouched
+        why = (str(err).strip().splitlines() or [""])[0]
+        raise SystemExit(
+            f"error: the report failed ({type(err).__name__}: {why}); the runs are kept"
+        ) from None
     print(f"report written to {out / 'report.md'}")
     lines = failure_lines(failures(pd.read_parquet(out / "runs.parquet")))
     if lines:

@@ -28,6 +28,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException
 from hydra.types import RunMode
+from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
@@ -59,31 +60,49 @@ INTERRUPTED = 130  # the exit code of a run stopped by Ctrl-C, as a shell report
 
 
 def sweep_name(task_overrides: Sequence[str]) -> str:
-    """A sweep folder's name from its command line (less Hydra's own settings), so the same command
-    finds the same folder and continues it: "default" for none, a readable name, or a short one with a
-    hash when the overrides are long."""
-    kept = sorted(
-        str(o)
-        for o in task_overrides
-        if not str(o).lstrip("+~").startswith(("hydra.", "hydra/"))
-        and str(o).lstrip("+~").split("=")[0].split(".")[0] not in NOT_IN_NAME
-    )
-    if not kept:
+    """A sweep folder's name from its command line, so the same command finds the same folder and
+    continues it: "default" for none, else what it changes (less Hydra's settings and what the study's
+    name says), groups first and the seed last, a key without its group where that is unambiguous
+    (`optimizer=ga,sa,cxpb=0.5,0.9,seed=range(3)`); past 80 characters, the first settings, how many
+    more and a hash of them all (`optimizer=ga,sa,+3_more_1a2b3c4d`), the same for the same command."""
+    given = {}
+    for o in task_overrides:
+        key, sep, value = str(o).lstrip("+").partition("=")
+        bare = key.lstrip("~")
+        if not bare.startswith(("hydra.", "hydra/")) and bare.split(".")[0] not in NOT_IN_NAME:
+            given[key] = sep + value
+    if not given:
         return "default"
-    name = re.sub(r"[^\w.=,+\-()\[\]]", "_", ",".join(kept))
+    keys = sorted(given, key=lambda k: (k == "seed", "." in k, k))  # groups, then settings, then the seed
+    rests = [k.lstrip("~").split(".", 1)[-1] for k in keys]
+    reserved = {"seed", "budget", *GROUPS, *NOT_IN_NAME, *(k.lstrip("~").split(".")[0] for k in keys)}
+
+    def short(key: str, rest: str) -> str:
+        unambiguous = "." in key and rests.count(rest) == 1 and rest.split(".")[0] not in reserved
+        return ("~" if key.startswith("~") else "") + rest if unambiguous else key
+
+    items = [re.sub(r"[^\w.=,+\-()\[\]]", "_", short(k, r) + given[k]) for k, r in zip(keys, rests)]
+    name = ",".join(items)
     if len(name) <= 80:
         return name
-    return f"{name[:60]}..{hashlib.sha1(name.encode()).hexdigest()[:10]}"
+    digest = hashlib.sha1(",".join(k + given[k] for k in sorted(given)).encode()).hexdigest()[:8]
+    for n in range(len(items) - 1, 0, -1):
+        tail = f"+{len(items) - n}_more_{digest}"
+        if len(",".join(items[:n])) + 1 + len(tail) <= 80:
+            return f"{','.join(items[:n])},{tail}"
+    tail = f"+{len(items) - 1}_more_{digest}" if len(items) > 1 else digest
+    return f"{items[0][: 77 - len(tail)]}..,{tail}"
 
 
 def with_sweep_dir(argv: list[str]) -> list[str]:
     """The command line, with the sweep folder its overrides name (unless it names one itself): set
-    here once, so every job of the sweep, in any process, writes into the same folder."""
+    here once, so every job of the sweep, in any process, writes into the same folder, under
+    $PUZZLELAB_RESULTS when that is set (as configs/config.yaml's folders are)."""
     given = overrides.parse(argv)
     if any(o.key_or_group == "hydra.sweep.dir" for o in given):
         return argv
     name = sweep_name([o.input_line or "" for o in given])
-    return [*argv, f"hydra.sweep.dir='results/sweeps/${{study}}/{name}'"]
+    return [*argv, f"hydra.sweep.dir='${{oc.env:PUZZLELAB_RESULTS,results}}/sweeps/${{study}}/{name}'"]
 
 
 def note_choices(cfg: DictConfig) -> None:
@@ -101,9 +120,23 @@ def check_seed(cfg: DictConfig) -> None:
         raise InputError(f"seed must be at most 2^63 - 1 (what a record stores), got {cfg.seed}")
 
 
+def default_seconds(cfg: DictConfig) -> float | None:
+    """The time budget the configured optimiser declares for a run that sets none (`default_seconds`
+    on its class: a constructive or time-driven solver, which cannot count evaluations)."""
+    target = OmegaConf.select(cfg, "optimizer._target_")
+    if not target:
+        return None
+    try:
+        seconds: float | None = getattr(get_object(str(target)), "default_seconds", None)
+    except Exception:  # a class that does not import fails, in one line, where the optimiser is built
+        return None
+    return seconds
+
+
 def settle_budget(cfg: DictConfig) -> str:
     """The budget in force, written into the config (so config.yaml re-runs it), and a line that says
-    it: what the user set, or DEFAULT_EVALUATIONS when they set neither evaluations nor seconds."""
+    it: what the user set; else the optimiser's own default time (`default_seconds`), else
+    DEFAULT_EVALUATIONS."""
     budget = cfg.get("budget")
     if budget is None:
         return ""
@@ -114,6 +147,12 @@ def settle_budget(cfg: DictConfig) -> str:
         )
     if seconds is not None and not 0 < seconds < float("inf"):
         raise InputError(f"budget.seconds must be a positive finite number, got {seconds}")
+    if evaluations is None and seconds is None and default_seconds(cfg):
+        budget.seconds = default_seconds(cfg)
+        return (
+            f"budget: {budget.seconds:g} s (the default of optimizer="
+            f"{OmegaConf.select(cfg, 'choices.optimizer')}; set budget.seconds or budget.evaluations to choose)"
+        )
     if evaluations is None and seconds is None:
         budget.evaluations = DEFAULT_EVALUATIONS
         return (

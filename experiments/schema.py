@@ -56,6 +56,33 @@ def setup(config_dirs: Sequence[Path] = (), headless: bool = True) -> None:
     for config_dir in config_dirs:
         register(config_dir)
     OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
+    OmegaConf.register_new_resolver("user_groups", user_groups, replace=True)
+
+
+HIDDEN_GROUPS = ("schema", "smoke_study")  # the generated schemas; the studies' smoke settings (smoke=on)
+HYDRA_GROUPS = ("hydra/launcher", "hydra/sweeper", "hydra/callbacks")  # Hydra's groups a user sets
+
+
+def user_groups() -> str:
+    """The config groups a user chooses from with their options, one line each, as --help lists them
+    (configs/hydra/help/puzzlelab.yaml): Hydra's $APP_CONFIG_GROUPS lists internal groups too."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    if not GlobalHydra.instance().is_initialized():  # resolved outside the app: nothing to list
+        return ""
+    loader = GlobalHydra.instance().config_loader()
+
+    def below(parent: str) -> list[str]:  # each listing costs Hydra a copy of its repository: few
+        found = [f"{parent}/{name}" for name in loader.list_groups(parent)]
+        return found + [sub for group in found for sub in below(group)]
+
+    top = [name for name in loader.list_groups("") if name not in (*HIDDEN_GROUPS, "hydra")]
+    ours = [group for name in top for group in [name, *below(name)]]
+    theirs = loader.list_groups("hydra")
+    shown = ours + [group for group in HYDRA_GROUPS if group.split("/")[1] in theirs]
+    return "\n".join(
+        f"{group}: {', '.join(sorted(loader.get_group_options(group)))}" for group in sorted(shown)
+    )
 
 
 def component_targets(config_dir: Path = CONFIG_DIR) -> dict[tuple[str, str], str]:

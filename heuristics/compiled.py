@@ -264,6 +264,7 @@ class BeamRefine(WindowLNS):
     """
 
     name = "beam_refine"
+    default_seconds: float | None = 600.0  # its defaults are sized for 10 minutes on two cores
 
     def __init__(
         self,

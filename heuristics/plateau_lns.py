@@ -43,6 +43,7 @@ class PlateauLNS(Chains):
     name = "plateau_lns"
     kernel = "plateau"
     needs = Face.WINDOWS
+    default_seconds: float | None = 120.0  # the beam start's share and a walk; no time limit builds 7 GB
 
     def __init__(
         self,
@@ -145,6 +146,7 @@ class Portfolio(PlateauLNS):
     """
 
     name = "portfolio"
+    default_seconds = 600.0  # its defaults are sized for 10 minutes on two cores
 
     def __init__(
         self,

@@ -99,7 +99,7 @@ def test_running_the_same_command_again_resumes_its_sweep(tmp_path):
     sweep = ["-m", "puzzle=queens", "optimizer=sa,two_opt", "seed=0", "budget.evaluations=200", "study=demo"]
     first = app(*sweep, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    folder = tmp_path / "results/sweeps/demo/budget.evaluations=200,optimizer=sa,two_opt,puzzle=queens,seed=0"
+    folder = tmp_path / "results/sweeps/demo/optimizer=sa,two_opt,puzzle=queens,evaluations=200,seed=0"
     assert len(list(folder.rglob("run.parquet"))) == 2 and (folder / "report.md").is_file()
     again = app(*sweep, cwd=tmp_path)
     assert again.returncode == 0 and again.stdout.count("skip (already complete)") == 2

@@ -26,6 +26,7 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
+from core import interrupt
 from core.errors import InputError
 from core.faces import Face
 from experiments.build import build, component_name, config_columns, settings
@@ -227,6 +228,8 @@ class ColourSweep:
         rows, name = [], component_name(cfg, "optimizer", solver)
         start, cpu_start = time.perf_counter(), time.process_time()
         for colours in tqdm(counts, disable=not cfg.progress, desc=f"{name} n={base['n']}", leave=False):
+            if interrupt.requested():  # Ctrl-C: the colour counts solved so far are the record
+                break
             puzzle = build(OmegaConf.create({**base, "colours": colours}), "puzzle")
             clock, cpu_clock = time.perf_counter(), time.process_time()
             layout = solver.solve(puzzle)
@@ -251,8 +254,9 @@ class ColourSweep:
                 cpu_seconds=time.process_time() - cpu_start,
                 extra={
                     "points": len(table),
-                    "mean_match_rate": float(table["match_rate"].mean()),
-                    "mean_edge_score": float(table["edge_score"].mean()),
+                    "mean_match_rate": float(table["match_rate"].mean()) if rows else None,
+                    "mean_edge_score": float(table["edge_score"].mean()) if rows else None,
+                    **({"stop_reason": "interrupted"} if interrupt.requested() else {}),
                 },
             ),
         )

@@ -19,6 +19,7 @@ import pandas as pd
 from omegaconf import DictConfig
 from tqdm import tqdm
 
+from core import interrupt
 from core.errors import InputError
 from core.exact import CaseAnswer
 from core.faces import ExactPuzzle, Face
@@ -96,6 +97,8 @@ class Exact:
         cases = puzzle.cases() if cases is None else cases
         bar = tqdm(cases, disable=not progress or len(cases) < 2, unit="case", leave=False, desc=puzzle.name)
         for case in bar:
+            if interrupt.requested():  # Ctrl-C: the cases solved so far are the answer
+                break
             answer = self.solve(puzzle, case)
             timing = {"seconds": answer.seconds, "cpu_seconds": answer.cpu_seconds}  # every case's table
             rows.append({**case, **puzzle.figures(answer), **timing})
@@ -122,6 +125,8 @@ class Exact:
                 puzzle, self.limit, self.draw, self.max_nodes, self.seconds, self.threads, cfg.progress
             )
             text = exact_boards.write_answer(puzzle, figures, layouts, run_dir)
+        if interrupt.requested():
+            figures = {**figures, "stop_reason": "interrupted"}
         record = RunRecord(
             task="exact",
             seed=int(cfg.seed),

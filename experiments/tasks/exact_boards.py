@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from core import interrupt
 from core.faces import ConstructivePuzzle
 from experiments.records import write_picture, write_table
 from puzzles.edge_matching.solvers.backtrack import solve_puzzle
@@ -85,6 +86,8 @@ def answer_board(
             layouts = [layout] if draw else []
         elif best.optimal:
             raise RuntimeError(f"the deepening search claims the optimum {best.unmatched} without a board")
+    if interrupt.requested():  # Ctrl-C: a partial count, which must not read as a finished or timed one
+        row["stop_reason"] = "interrupted"
     row["seconds"] = time.perf_counter() - started  # wall-clock; the run record's seconds
     row["cpu_seconds"] = time.process_time() - cpu_started  # every search thread's CPU time
     return row, layouts

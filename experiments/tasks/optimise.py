@@ -9,12 +9,12 @@ from typing import Any
 import numba
 import pandas as pd
 from omegaconf import DictConfig
-from tqdm import tqdm
 
 from core import interrupt
 from core.faces import Construction, Face, FitnessPuzzle
 from core.space import Result
 from experiments.build import build, component_name, config_columns, make_budget
+from experiments.live import LiveLine
 from experiments.pairing import Built, as_optimizer, check_pair, evaluation_kind, local_search_face, offers
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
 from heuristics.minimize import minimize
@@ -107,21 +107,12 @@ class Optimise:
         optimizer = as_optimizer(chosen, puzzle)
         budget = make_budget(cfg.budget, puzzle.known_optimum)
         puzzle.fitness(puzzle.space.identity())  # compile (or load numba's cache) outside the clock
-        with tqdm(
-            total=budget.evaluations,
-            disable=not cfg.progress,
-            unit="eval",
-            leave=False,
-            desc=f"{optimizer.name} seed {cfg.seed}",
-        ) as bar:
+        face = local_search_face(puzzle, chosen)
+        describe = getattr(puzzle, "describe", lambda value: f"{value:g}")
+        unit = getattr(chosen, "work_unit", "work")
+        with LiveLine(f"{optimizer.name} seed {cfg.seed}", budget, describe, unit, cfg.progress) as line:
             result = minimize(
-                puzzle.fitness,
-                puzzle.space,
-                optimizer,
-                budget,
-                int(cfg.seed),
-                on_progress=lambda obj: bar.update(obj.evaluations - bar.n),
-                face=local_search_face(puzzle, chosen),
+                puzzle.fitness, puzzle.space, optimizer, budget, int(cfg.seed), line.seen, face=face
             )
         trace = pd.DataFrame(result.trace, columns=list(TRACE_COLUMNS))
         built = optimizer.last if isinstance(optimizer, Built) else None
@@ -142,6 +133,12 @@ def summary_line(row: dict[str, Any], run_dir: Path) -> str:
     """One line for the console: what ran, what it found, what it cost, where it is."""
     optimum = row.get("known_optimum")
     best = f"best {row['best']:g}" + (f" (known optimum {optimum:g})" if optimum is not None else "")
+    matched = row.get("score.matched_edges")
+    if matched is not None and row.get("score_name") == "unmatched edges":  # as the docs speak of a board
+        joins = int(matched) + int(row["best"])
+        best = f"best {int(matched)} of {joins} joins matched ({row['best']:g} unmatched)" + (
+            f"; known optimum {joins - int(optimum)}" if optimum is not None else ""
+        )
     return (
         f"{row['puzzle']} | {row['optimizer']} | seed {row['seed']}: {best} after "
         f"{row['evaluations']:,} evaluations, {row['seconds']:.2f} s ({row['stop_reason']}) -> {run_dir}"

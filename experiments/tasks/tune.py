@@ -23,6 +23,7 @@ import pandas as pd
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from core import interrupt
 from core.errors import InputError
 from experiments.build import config_columns
 from experiments.records import atomic_write, is_complete, read_row, write_config, write_table
@@ -104,12 +105,16 @@ class Tune:
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         rows = []
         for inner, where in self.runs(cfg, run_dir):
+            if interrupt.requested():  # Ctrl-C: the runs so far; the trial is recorded as interrupted
+                break
             if is_complete(where):
                 print(f"skip (already complete): {where}")
             else:
                 write_config(inner, where)
                 Optimise()(inner, where)
             rows.append(read_row(where))
+        if not rows:  # interrupted before its first run: nothing to record; the sweep runs it again
+            raise KeyboardInterrupt
         value = score(rows, self.statistic)
         trial = {
             "trial": trial_number(),
@@ -120,6 +125,8 @@ class Tune:
             "runs": len(rows),
             "median_best": float(statistics.median(float(r["best"]) for r in rows)),
         }
+        if interrupt.requested():
+            trial["stop_reason"] = "interrupted"
         write_table(pd.DataFrame([trial]), run_dir / TRIAL)
         print(f"trial {run_dir}: {self.statistic} over {len(rows)} runs = {value:g}")
         return trial

@@ -299,6 +299,11 @@ class EdgeMatching:
         sol = self.instance.solution
         return 0.0 if sol is not None and self._keeps_preplaced(sol) else None
 
+    def describe(self, value: float) -> str:
+        """A fitness as the docs speak of it: matched joins of all, the unmatched beside them."""
+        joins = inner_edges(self.n, self.m)
+        return f"{joins - int(value)} of {joins} joins matched ({int(value)} unmatched)"
+
     def fitness(self, genome) -> float:
         """Unmatched inner edges of the genome's board (0 = solved)."""
         return float(plan_unmatched(np.asarray(genome, dtype=np.int64), self.plan))

@@ -32,10 +32,11 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from core import interrupt
 from core.errors import InputError
 from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.board import unmatched_edge
-from puzzles.edge_matching.solvers.beam import Beam, alarm, grey_patterns
+from puzzles.edge_matching.solvers.beam import Beam, alarm, beam_search, grey_patterns
 from puzzles.edge_matching.solvers.greedy import DC, DR, EMPTY, BoardBuilder
 from puzzles.edge_matching.solvers.perfect_search import Board, neighbours, search, threads_available
 
@@ -394,10 +395,10 @@ def _confirm(table, n: int, m: int, piece, rot, claimed: int, bound: int, what: 
 
 
 def _gave_up(bound: int, nodes: int, priced: int, status: int) -> ExactResult:
-    """No board: the node cap (status -1) or the time limit (-2) ended the search with `bound` proved."""
-    return ExactResult(
-        None, None, None, False, bound, nodes, priced, "max_nodes" if status == -1 else "seconds"
-    )
+    """No board: the node cap (status -1), the time limit or a stop request (-2) ended the search with
+    `bound` proved."""
+    reason = "max_nodes" if status == -1 else "interrupted" if interrupt.requested() else "seconds"
+    return ExactResult(None, None, None, False, bound, nodes, priced, reason)
 
 
 def warm_up() -> None:
@@ -459,6 +460,7 @@ class Backtrack(BoardBuilder):
 
     work_unit = "node"
     rectangles = True
+    default_seconds = 300.0  # small boards are proved in seconds; a large one gives up with its bound
 
     def __init__(self, max_nodes: int | None = None, threads: int | None = None):
         if max_nodes is not None and max_nodes < 1:
@@ -497,13 +499,15 @@ class Backtrack(BoardBuilder):
                 layout, result.nodes, "finished", result.lower_bound, found, optimal=True, nodes=result.nodes
             )
         elapsed = time.perf_counter() - started
-        fallback = Beam(FALLBACK_WIDTH, 0, None, "frame_first").construct(puzzle)
-        score = unmatched_joins(
-            puzzle.table, puzzle.n, puzzle.m, fallback.layout.piece, fallback.layout.rotation
+        # milliseconds, so it runs to its end even after a stop request
+        piece, turn, _ = beam_search(
+            puzzle.table, puzzle.n, puzzle.preplaced, FALLBACK_WIDTH, 0, None, "frame_first", puzzle.m
         )
+        fallback = puzzle.layout(piece, turn)
+        score = unmatched_joins(puzzle.table, puzzle.n, puzzle.m, fallback.piece, fallback.rotation)
         note = give_up_note(result, seconds, cap, elapsed, score)
         return ExactConstruction(
-            fallback.layout,
+            fallback,
             result.nodes,
             result.stop_reason,
             result.lower_bound or None,  # 0 is no bound on a count of unmatched edges
@@ -516,7 +520,9 @@ class Backtrack(BoardBuilder):
 def give_up_note(result: ExactResult, seconds: float | None, cap: int, elapsed: float, score: int) -> str:
     """One line on a search that gave up: what stopped it, the work done, a lower bound only where
     one above the trivial 0 was proved, and the board kept instead."""
-    why = f"time budget {seconds:g} s" if result.stop_reason == "seconds" else f"node cap {cap:,}"
+    why = {"seconds": f"time budget {seconds or 0:g} s", "max_nodes": f"node cap {cap:,}"}.get(
+        result.stop_reason, "interrupted"
+    )
     bound = (
         f"; proved: the optimum is at least {result.lower_bound} unmatched edges"
         if result.lower_bound

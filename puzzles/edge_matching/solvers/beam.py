@@ -43,7 +43,7 @@ import numpy as np
 # starts its threads, so set here, before any beam runs (a value the user set is kept).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from core import interrupt
+from core import interrupt, progress
 from core.errors import InputError
 from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.board import unmatched_edge
@@ -153,7 +153,7 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
     each cell's placed neighbours, -1 for none; `pools`: the pool tables, see `pools`).
     An entry prices only the pieces it has left, so late cells are cheap and the beam keeps more
     boards there (`keeps`). Candidates of entry e go to slots from start[e], so the beam does not
-    depend on the threads. Once another thread sets stop[0], it gives up before the next cell.
+    depend on the threads. Once another thread sets stop[0], it gives up at its next look (twice a cell).
 
     At a cell whose placed neighbours are its left, its top or both (`lists.fast`), an entry first
     prices only the orients that match its left or its top colour (`lists`), a tenth of its pool; any
@@ -215,6 +215,8 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
                         k += 1
             k = start[size]
             priced += k
+            if stop[0] != 0:  # a wide beam's cell takes a while: look again before selecting
+                return np.empty(0, np.int64), -1, priced, False
             if k >= keeps[i]:
                 chosen = _select(c_cost[:k], keeps[i])
                 threshold = 0
@@ -576,6 +578,7 @@ def beam_within(
             run = prepared.run(w, seed, widened(w), stop if finished else None)  # the first always ends
             took = time.perf_counter() - begun
             work += run.work
+            progress.report(run.work, run.unmatched if run.finished else None)
             if not run.finished:
                 break
             if w == width:
@@ -596,6 +599,22 @@ def beam_within(
             w = low
     best = min(finished, key=lambda pair: (pair[1].unmatched, -pair[0]))[1]
     return best, work, "seconds"
+
+
+def beam_unlimited(
+    prepared: Prepared, width: int, seed: int, max_width: int | None
+) -> tuple[BeamRun, int, str]:
+    """The configured beam with no time limit, as (run, work, stop reason). Why a beam of one first:
+    a beam yields no board until its last cell, and a stop request (Ctrl-C) cuts the wide one short;
+    the narrow board (milliseconds) is then the best so far ("interrupted")."""
+    first = prepared.run(1, seed, None if max_width is None else max(1, max_width // width))
+    progress.report(first.work, first.unmatched)
+    with alarm(None) as stop:
+        run = prepared.run(width, seed, max_width, stop)
+    progress.report(run.work, run.unmatched if run.finished else None)
+    if run.finished:
+        return run, first.work + run.work, "finished"
+    return first, first.work + run.work, "interrupted"
 
 
 def warm_up() -> None:
@@ -622,6 +641,7 @@ class Beam(BoardBuilder):
     """
 
     rectangles = True  # every table follows the board's rows and columns (see Prepared)
+    default_seconds = 60.0  # the defaults finish in about 22 s on Eternity II; a wider beam may not
 
     def __init__(
         self, width: int = WIDTH, seed: int = 0, max_width: int | None = MAX_WIDTH, order: str = "rows"
@@ -649,8 +669,7 @@ class Beam(BoardBuilder):
         puzzle = self._require(puzzle)
         prepared = Prepared(puzzle.table, puzzle.n, puzzle.preplaced, self.order, puzzle.m)
         if seconds is None:
-            run = prepared.run(self.width, self.seed, self.max_width)
-            work, reason = run.work, "finished"
+            run, work, reason = beam_unlimited(prepared, self.width, self.seed, self.max_width)
         else:
             warm_up()  # a process's first beam loads the kernel: on the clock, but outside the schedule
             run, work, reason = beam_within(prepared, self.width, self.seed, self.max_width, seconds, started)

@@ -325,6 +325,7 @@ class BoardBuilder:
     work_unit = "placement"  # what `Construction.work` counts
     repeats_pieces = False  # may a board place a piece twice (the seed's greedy, kept faithful)?
     rectangles = False  # builds n x m boards, not only squares
+    default_seconds: float | None = None  # a run's time budget when it sets none (experiments.run)
 
     def construct(self, puzzle, seconds: float | None = None) -> Construction:
         raise NotImplementedError

@@ -1,0 +1,44 @@
+"""What a long search has found so far, for the live line a run shows (experiments/live.py).
+
+Why a board of its own: a constructive solver builds its board in one call that may last minutes, on
+threads and in compiled kernels far below the run's objective, which sees nothing until the end. Each
+solver reports its work and each new best board here as it goes; the run's line reads the tally,
+and neither knows the other.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The best score reported (inf: none yet) and the work done, in the reporting solver's unit."""
+
+    best: float = math.inf
+    work: int = 0
+
+
+_lock = threading.Lock()
+_tally = Tally()
+
+
+def reset() -> None:
+    """Start a run's tally afresh."""
+    global _tally
+    with _lock:
+        _tally = Tally()
+
+
+def report(work: int = 0, best: float | None = None) -> None:
+    """Add `work` to the tally and keep `best` if it is the lowest so far (any thread may call it)."""
+    global _tally
+    with _lock:
+        lowest = _tally.best if best is None else min(_tally.best, float(best))
+        _tally = Tally(lowest, _tally.work + int(work))
+
+
+def tally() -> Tally:
+    return _tally
