@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class Tally:
-    """The best score reported (inf: none yet) and the work done, in the reporting solver's unit."""
+    """The best score reported (inf: none yet) and the work done, by unit (a race's solvers count
+    different things: the backtracker nodes, the beam candidates priced)."""
 
     best: float = math.inf
-    work: int = 0
+    work: dict[str, int] = field(default_factory=dict)
 
 
 _lock = threading.Lock()
@@ -32,12 +33,13 @@ def reset() -> None:
         _tally = Tally()
 
 
-def report(work: int = 0, best: float | None = None) -> None:
-    """Add `work` to the tally and keep `best` if it is the lowest so far (any thread may call it)."""
+def report(work: int, best: float | None, unit: str) -> None:
+    """Add `work` (counted in `unit`) to the tally and keep `best` if it is the lowest so far (any
+    thread may call it)."""
     global _tally
     with _lock:
         lowest = _tally.best if best is None else min(_tally.best, float(best))
-        _tally = Tally(lowest, _tally.work + int(work))
+        _tally = Tally(lowest, {**_tally.work, unit: _tally.work.get(unit, 0) + int(work)})
 
 
 def tally() -> Tally:

@@ -41,19 +41,18 @@ def clock(seconds: float) -> str:
 class LiveLine:
     """A run's live line while the block runs; `seen` is the objective's progress callback.
 
-    describe: a score as the puzzle's docs speak of it (edge matching: matched joins); unit: what the
-    solver's own work counts (nodes, candidates), shown as a rate once it reports any."""
+    describe: a score as the puzzle's docs speak of it (edge matching: matched joins). The solvers'
+    own work (nodes, candidates) is shown as a rate per unit once they report any."""
 
     def __init__(
         self,
         desc: str,
         budget: Budget,
         describe: Callable[[float], str] = lambda value: f"{value:g}",
-        unit: str = "work",
         enabled: bool = True,
         stream: IO[str] | None = None,
     ):
-        self.desc, self.budget, self.describe, self.unit = desc, budget, describe, unit
+        self.desc, self.budget, self.describe = desc, budget, describe
         self.enabled, self.stream = enabled, stream or sys.stderr
         self.objective: Any = None
         self.done, self.drawn = threading.Event(), threading.Event()
@@ -68,8 +67,7 @@ class LiveLine:
         obj, elapsed = self.objective, time.perf_counter() - self.started
         best = min(tally.best, math.inf if obj is None else obj.best)
         parts = ["best " + (self.describe(best) if best < math.inf else "none yet")]
-        if tally.work:
-            parts.append(rate(tally.work, elapsed, self.unit))
+        parts += [rate(count, elapsed, unit) for unit, count in tally.work.items()]
         if obj is not None and obj.evaluations > 1:
             parts.append(rate(obj.evaluations, elapsed, "eval"))
         return ", ".join(parts)

@@ -143,13 +143,34 @@ def settings_of(group: str, name: str, config_dir: Path = CONFIG_DIR) -> dict[st
 def settings_table(group: str = "optimizer", config_dir: Path = CONFIG_DIR) -> str:
     """Every config of a group with its settings and their values, as a Markdown table: generated from
     the constructors and the YAML files, so the documentation never types a default twice."""
-    lines = [f"| {group} | settings (value a run starts with) |", "|---|---|"]
+    budget = group == "optimizer"  # an optimiser also states the budget of a run that sets none
+    lines = [
+        f"| {group} | settings (value a run starts with) |" + (" budget when none is set |" if budget else "")
+    ]
+    lines.append("|---|---|" + ("---|" if budget else ""))
     for path in sorted((config_dir / group).glob("*.yaml")):
         shown = ", ".join(
             f"`{k}={_short_value(v)}`" for k, v in settings_of(group, path.stem, config_dir).items()
         )
-        lines.append(f"| `{path.stem}` | {shown or '(none)'} |")
+        lines.append(
+            f"| `{path.stem}` | {shown or '(none)'} |"
+            + (f" {default_budget(path, config_dir)} |" if budget else "")
+        )
     return "\n".join(lines)
+
+
+def default_budget(path: Path, config_dir: Path) -> str:
+    """The budget of a run of this optimiser config that sets none: its class's `default_seconds`
+    (a constructive or time-driven solver) or DEFAULT_EVALUATIONS."""
+    node = OmegaConf.load(path)
+    if not isinstance(node, DictConfig):
+        raise InputError(f"{path}: a component config must be a mapping, found a list")
+    target = node.get("_target_")
+    for entry in [] if target else node.get("defaults", []):  # a variant: its base's class
+        if isinstance(entry, str) and (config_dir / "optimizer" / f"{entry}.yaml").is_file():
+            return default_budget(config_dir / "optimizer" / f"{entry}.yaml", config_dir)
+    seconds = getattr(component(target, config_dir), "default_seconds", None) if target else None
+    return f"{seconds:g} s" if seconds else f"{DEFAULT_EVALUATIONS:,} evaluations"
 
 
 def _short_value(value: Any) -> str:

@@ -84,10 +84,28 @@ def kernels_loaded():
                         "hydra.run.dir=/tmp/puzzlelab-warm"], cwd=ROOT, capture_output=True, timeout=600)  # fmt: skip
 
 
+QUICK = {  # the fast tier: a cell of each kind of stop (a compiled walk, a beam's cell, a count)
+    ("breaks build", False, 2),
+    ("portfolio race", True, 1),
+    ("plateau_lns build", False, 1),
+    ("exact count", False, 2),
+}
+
+
+def matrix() -> list:
+    """Every cell: the QUICK ones in the fast tier, the rest marked slow."""
+    return [
+        pytest.param(
+            cell, timed, deliveries, marks=() if (cell, timed, deliveries) in QUICK else pytest.mark.slow
+        )
+        for cell in CELLS
+        for timed in (True, False)
+        for deliveries in (1, 2)
+    ]
+
+
 @pytest.mark.usefixtures("kernels_loaded")
-@pytest.mark.parametrize("deliveries", [1, 2])
-@pytest.mark.parametrize("timed", [True, False], ids=["seconds", "no-seconds"])
-@pytest.mark.parametrize("cell", list(CELLS))
+@pytest.mark.parametrize("cell, timed, deliveries", matrix())
 def test_an_interrupt_keeps_the_best_so_far_in_every_phase(tmp_path, cell, timed, deliveries):
     settings, _ = CELLS[cell]
     board = [] if "puzzle.n=8" in settings else ["puzzle=eternity2"]

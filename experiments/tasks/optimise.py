@@ -109,8 +109,7 @@ class Optimise:
         puzzle.fitness(puzzle.space.identity())  # compile (or load numba's cache) outside the clock
         face = local_search_face(puzzle, chosen)
         describe = getattr(puzzle, "describe", lambda value: f"{value:g}")
-        unit = getattr(chosen, "work_unit", "work")
-        with LiveLine(f"{optimizer.name} seed {cfg.seed}", budget, describe, unit, cfg.progress) as line:
+        with LiveLine(f"{optimizer.name} seed {cfg.seed}", budget, describe, cfg.progress) as line:
             result = minimize(
                 puzzle.fitness, puzzle.space, optimizer, budget, int(cfg.seed), line.seen, face=face
             )

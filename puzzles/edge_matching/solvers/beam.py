@@ -578,7 +578,7 @@ def beam_within(
             run = prepared.run(w, seed, widened(w), stop if finished else None)  # the first always ends
             took = time.perf_counter() - begun
             work += run.work
-            progress.report(run.work, run.unmatched if run.finished else None)
+            progress.report(run.work, run.unmatched if run.finished else None, "candidate")
             if not run.finished:
                 break
             if w == width:
@@ -608,10 +608,10 @@ def beam_unlimited(
     a beam yields no board until its last cell, and a stop request (Ctrl-C) cuts the wide one short;
     the narrow board (milliseconds) is then the best so far ("interrupted")."""
     first = prepared.run(1, seed, None if max_width is None else max(1, max_width // width))
-    progress.report(first.work, first.unmatched)
+    progress.report(first.work, first.unmatched, "candidate")
     with alarm(None) as stop:
         run = prepared.run(width, seed, max_width, stop)
-    progress.report(run.work, run.unmatched if run.finished else None)
+    progress.report(run.work, run.unmatched if run.finished else None, "candidate")
     if run.finished:
         return run, first.work + run.work, "finished"
     return first, first.work + run.work, "interrupted"
