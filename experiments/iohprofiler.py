@@ -152,9 +152,14 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"error: {err}") from None
     if "best" not in runs or runs["best"].isna().all():
         raise SystemExit("error: no optimisation runs (with a best and a trace) to export")
-    out = export(
-        runs, gather_traces(runs), args.out or args.dirs[0] / FOLDER, instance_columns(runs, group_keys(runs))
-    )
+    traces, out = gather_traces(runs), args.out or args.dirs[0] / FOLDER
+    try:  # a new --out's folders are made, as a user expects; one that cannot be is one line
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out = export(runs, traces, out, instance_columns(runs, group_keys(runs)))
+    except OSError as err:
+        raise SystemExit(
+            f"error: cannot write {out}: {err.strerror or err} ({err.filename or out})"
+        ) from None
     print(f"IOHprofiler data -> {out} (and {out}.zip, for IOHanalyzer)")
 
 

@@ -19,7 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from core.errors import InputError
 from experiments.records import CONFIG, RUN, TIMING_COLUMNS, TRACE
@@ -89,6 +91,34 @@ def compare_tables(saved_dir: Path, fresh_dir: Path, names: list[str]) -> list[s
     return out
 
 
+FIX = "it is not the config the run saved: restore it, or run the run again"
+NEEDED = ("seed", "puzzle._target_", "task._target_")  # and optimizer._target_ when it has an optimizer
+
+
+def one_line(err: Exception) -> str:
+    """An error's message in one line: YAML's problem and where, else its first line."""
+    mark = getattr(err, "problem_mark", None)
+    if isinstance(err, yaml.MarkedYAMLError) and mark is not None:
+        return f"{err.problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return next((line.strip() for line in str(err).splitlines() if line.strip()), type(err).__name__)
+
+
+def load_config(run_dir: Path) -> DictConfig:
+    """The run's saved config, or one line saying why it is none (a damaged or hand-edited file)."""
+    path = run_dir / CONFIG
+    try:
+        cfg = OmegaConf.load(path)
+    except (yaml.YAMLError, UnicodeDecodeError, OSError, OmegaConfBaseException) as err:
+        raise InputError(f"{path} cannot be read as YAML ({one_line(err)}); {FIX}") from None
+    if not isinstance(cfg, DictConfig):
+        raise InputError(f"{path} is not a run's config: expected a mapping, found a list")
+    needed = NEEDED + (("optimizer._target_",) if "optimizer" in cfg else ())
+    missing = [key for key in needed if not isinstance(OmegaConf.select(cfg, key, default=None), int | str)]
+    if missing:
+        raise InputError(f"{path} has no {', '.join(missing)}; {FIX}")
+    return cfg
+
+
 def reproduce(run_dir: Path, compared: list[str] | None = None) -> list[str]:
     """Re-run the run in `run_dir` into a scratch directory and compare every table the run writes (its
     row, its trace, a colour sweep's points, an exact task's tables, each Parquet and its CSV); return
@@ -96,13 +126,14 @@ def reproduce(run_dir: Path, compared: list[str] | None = None) -> list[str]:
     run_dir = Path(run_dir)
     if not (run_dir / CONFIG).is_file() or not (run_dir / RUN).is_file():
         raise InputError(f"{run_dir} is not a finished run directory (needs {CONFIG} and {RUN})")
-    cfg = OmegaConf.load(run_dir / CONFIG)
-    if not isinstance(cfg, DictConfig):
-        raise InputError(f"{run_dir / CONFIG} is not a run's config: expected a mapping, found a list")
+    cfg = load_config(run_dir)
     cfg.progress = False
     with tempfile.TemporaryDirectory() as scratch:
         with contextlib.redirect_stdout(io.StringIO()):  # the task's own lines: the verdict is ours
-            run_task(cfg, Path(scratch))
+            try:
+                run_task(cfg, Path(scratch))
+            except OmegaConfBaseException as err:  # a key the task needs, missing or unresolvable
+                raise InputError(f"{run_dir / CONFIG}: {one_line(err)}; {FIX}") from None
         names = written(Path(scratch))
         diffs = compare_tables(run_dir, Path(scratch), names)
     if compared is not None:
@@ -116,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     setup()
     try:
-        cfg = OmegaConf.load(args.run_dir / CONFIG) if (args.run_dir / CONFIG).is_file() else None
+        cfg = load_config(args.run_dir) if (args.run_dir / CONFIG).is_file() else None
         compared: list[str] = []
         diffs = reproduce(args.run_dir, compared)
     except InputError as err:

@@ -126,7 +126,32 @@ def _parse_block(lines: list[tuple[int, str]], source: str) -> Piece:
     arr = np.array(cells)
     if len(layers) == 1:
         arr = arr[:, 1:]
+    parts_found = connected_parts(arr)
+    if parts_found > 1:
+        raise InputError(
+            f"{source}:{lineno}: piece {parts[0]} {parts[1]}: its cells are not connected ({parts_found} "
+            f"separate parts); cells join by a side, not a corner: draw each part as a piece of its own"
+        )
     return Piece(int(parts[0]), parts[1], normalise(arr))
+
+
+def connected_parts(cells: np.ndarray) -> int:
+    """How many side-connected parts the cells form (2D or 3D): a piece is one, or it would be packed
+    as one rigid shape whose parts no real piece holds together."""
+    left = {tuple(int(x) for x in c) for c in cells}
+    count = 0
+    while left:
+        count += 1
+        todo = [left.pop()]
+        while todo:
+            cell = todo.pop()
+            for axis in range(len(cell)):
+                for step in (-1, 1):
+                    near = cell[:axis] + (cell[axis] + step,) + cell[axis + 1 :]
+                    if near in left:
+                        left.remove(near)
+                        todo.append(near)
+    return count
 
 
 def parse_pieces(text: str, source: str = "<text>") -> list[Piece]:

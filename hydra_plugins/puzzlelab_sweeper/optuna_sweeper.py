@@ -65,6 +65,7 @@ SAMPLERS = {
 NEEDS = {"cmaes": ("cmaes", "pip install cmaes"), "gp": ("torch", "pip install torch")}  # module, install
 DIRECTIONS = ("minimize", "maximize")
 RESULTS = "optimization_results.yaml"
+DEFAULT_STORAGE = "sqlite:///<folder>/optuna.db"
 
 
 class SweeperError(HydraException):
@@ -182,9 +183,9 @@ def open_study(storage: str | None, name: str, sampler: "BaseSampler", direction
     """The study `name` in `storage`, created or loaded (a re-run continues it)."""
     import optuna
     from optuna.study import StudyDirection
+    from sqlalchemy.exc import SQLAlchemyError
 
-    if storage is not None and storage.startswith("sqlite:///") and storage != "sqlite:///:memory:":
-        Path(storage.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    shown = storage if storage is None else database(storage)
     try:
         study = optuna.create_study(
             storage=storage,
@@ -194,13 +195,51 @@ def open_study(storage: str | None, name: str, sampler: "BaseSampler", direction
             load_if_exists=True,
         )
     except ValueError as err:
-        raise SweeperError(f"hydra.sweeper: the study {name!r} in {storage}: {err}") from None
+        raise SweeperError(f"hydra.sweeper: the study {name!r} in {shown}: {err}") from None
+    except ImportError as err:  # Optuna's own words name no module: its cause does
+        module = getattr(err.__cause__, "name", None)
+        raise SweeperError(
+            f"hydra.sweeper.storage={shown}: its database driver is not installed"
+            + (f" (no module {module}): pip install {module}" if module else ": install it")
+            + f", or use {DEFAULT_STORAGE}"
+        ) from None
+    except SQLAlchemyError as err:  # a server that does not answer, a file that cannot be opened
+        raise SweeperError(
+            f"hydra.sweeper.storage={shown}: cannot open the study's database "
+            f"({' '.join(str(getattr(err, 'orig', None) or err).split())})"
+        ) from None
     if study.direction.name.lower() != direction:
         raise SweeperError(
-            f"hydra.sweeper: the study {name!r} in {storage} was made to {study.direction.name.lower()}, "
+            f"hydra.sweeper: the study {name!r} in {shown} was made to {study.direction.name.lower()}, "
             f"not {direction}; give another hydra.sweeper.study_name"
         )
     return study
+
+
+def database(storage: str) -> str:
+    """The storage URL as shown in messages (its password hidden), once it is known to be one and its
+    sqlite folder is made: a mistake here is one line, not SQLAlchemy's traceback."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(storage)
+    except ArgumentError:
+        raise SweeperError(
+            f"hydra.sweeper.storage={storage} is not a database URL; give one such as {DEFAULT_STORAGE}, "
+            "or null to keep the study in memory"
+        ) from None
+    shown = url.render_as_string(hide_password=True)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        folder = Path(url.database).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise SweeperError(
+                f"hydra.sweeper.storage={shown}: cannot make the folder {folder} for the study's database "
+                f"({err.strerror or err}); give a folder you can write, or null to keep the study in memory"
+            ) from None
+    return shown
 
 
 def objective(ret: JobReturn) -> tuple[float | None, str]:

@@ -14,7 +14,7 @@ import numpy as np
 from core.errors import InputError
 from puzzles.edge_matching.board import Layout
 from puzzles.edge_matching.board_moves import build_instance, state_from_orients
-from puzzles.edge_matching.instances import Instance
+from puzzles.edge_matching.instances import Instance, check_board
 from puzzles.edge_matching.piece_files import read_piece_file
 from puzzles.edge_matching.puzzle import EdgeMatching
 
@@ -204,6 +204,7 @@ class Eternity2Like(EdgeMatching):
             raise InputError(
                 f"puzzle.n and puzzle.m must be at least 3 (a frame round an inside), got {n} x {m}"
             )
+        check_board(n, m, "puzzle.n, puzzle.m")
         frame_colours, inner_colours = _palettes(n, m, frame_colours, inner_colours)
         pieces, orients = generate_e2_like(n, m, frame_colours, inner_colours, instance_seed, unique=False)
         self.frame_colours, self.inner_colours = frame_colours, inner_colours
