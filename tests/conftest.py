@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +74,36 @@ def outside_sweep(tmp_path_factory):
     proc = outside_app(lab, "experiments.run", "-m", *OUTSIDE, "hydra.sweep.dir=sweep")
     assert proc.returncode == 0, proc.stderr
     return lab / "sweep"
+
+
+@pytest.fixture
+def read_only():
+    """make(path, fill=None): `path` holding what `fill(path)` writes, then read-only (as root, whom modes
+    do not stop: a tmpfs mounted there and remounted read-only); undone after the test."""
+    mounted: list[Path] = []
+    locked: list[Path] = []
+
+    def make(path: Path, fill=None) -> Path:
+        path.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() != 0:
+            if fill is not None:
+                fill(path)
+            path.chmod(stat.S_IRUSR | stat.S_IXUSR)
+            locked.append(path)
+            return path
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(path)], capture_output=True
+        )
+        if done.returncode != 0:
+            pytest.skip(f"cannot make a read-only folder as root here: {done.stderr.decode().strip()}")
+        mounted.append(path)
+        if fill is not None:
+            fill(path)
+        subprocess.run(["mount", "-o", "remount,ro", str(path)], check=True)
+        return path
+
+    yield make
+    for path in mounted:
+        subprocess.run(["umount", str(path)], check=True)
+    for path in locked:
+        path.chmod(stat.S_IRWXU)

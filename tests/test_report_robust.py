@@ -4,9 +4,6 @@ records left out as damaged are listed, and `experiments.report` is one line whe
 
 from __future__ import annotations
 
-import os
-import stat
-import subprocess
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -238,37 +235,6 @@ def test_an_optuna_study_whose_first_trial_failed_gets_its_report_on_every_run(t
     runs = pd.read_csv(tmp_path / "runs.csv")
     assert (runs["status"] == "ok").sum() >= 2 and (runs["status"] == "failed").sum() >= 2
     assert (tmp_path / "heatmap.png").is_file() and "## Failed runs" in (tmp_path / "report.md").read_text()
-
-
-@pytest.fixture
-def read_only():
-    """make(path, fill): `path` holding what `fill(path)` writes, then read-only (as root, whom modes do
-    not stop: a tmpfs mounted there and remounted read-only); undone after the test."""
-    mounted: list[Path] = []
-    locked: list[Path] = []
-
-    def make(path: Path, fill) -> Path:
-        path.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() != 0:
-            fill(path)
-            path.chmod(stat.S_IRUSR | stat.S_IXUSR)
-            locked.append(path)
-            return path
-        done = subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(path)], capture_output=True
-        )
-        if done.returncode != 0:
-            pytest.skip(f"cannot make a read-only folder as root here: {done.stderr.decode().strip()}")
-        mounted.append(path)
-        fill(path)
-        subprocess.run(["mount", "-o", "remount,ro", str(path)], check=True)
-        return path
-
-    yield make
-    for path in mounted:
-        subprocess.run(["umount", str(path)], check=True)
-    for path in locked:
-        path.chmod(stat.S_IRWXU)
 
 
 def test_a_report_into_a_read_only_sweep_is_one_line(tmp_path, read_only):

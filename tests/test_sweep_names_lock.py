@@ -20,20 +20,10 @@ from hydra.core.global_hydra import GlobalHydra
 from experiments.run import sweep_name
 from experiments.schema import CONFIG_DIR, HIDDEN_GROUPS, HYDRA_GROUPS, setup
 from experiments.sweep_lock import LOCK
+from tests.test_sweep_outcome import app
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa", "seed=0", "budget.evaluations=50"]
-
-
-def app(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "experiments.run", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
-    )
 
 
 def dead_pid() -> int:
@@ -64,7 +54,7 @@ def test_a_stale_lock_is_taken_over_under_the_pinned_results_folder_and_released
     sweep = pinned / "sweeps/demo/optimizer=sa,puzzle=queens,evaluations=50,seed=0"
     sweep.mkdir(parents=True)
     (sweep / LOCK).write_text(f"{dead_pid()} {socket.gethostname()}\n")
-    done = app(*TINY, "study=demo", cwd=elsewhere, env={"PUZZLELAB_RESULTS": str(pinned)})
+    done = app(*TINY, "study=demo", cwd=elsewhere, env={**os.environ, "PUZZLELAB_RESULTS": str(pinned)})
     assert done.returncode == 0, done.stderr
     assert "note: took over the stale lock of pid" in done.stdout
     assert len(list(sweep.rglob("run.parquet"))) == 1 and (sweep / "report.md").is_file()

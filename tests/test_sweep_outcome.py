@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import stat
 import subprocess
 import sys
 import time
@@ -171,30 +170,6 @@ def test_numbers_a_record_cannot_store_are_refused_before_any_work(tmp_path, ove
     assert done.stderr.strip().splitlines() == [f"error: {done.stderr.strip()[7:]}"]
     assert says in done.stderr
     assert not (tmp_path / "run.parquet").exists()
-
-
-@pytest.fixture
-def read_only():
-    """make(path): `path` a folder nobody may write to (as root, whom modes do not stop: a read-only
-    tmpfs mounted there); undone after the test."""
-    mounted: list[Path] = []
-
-    def make(path: Path) -> Path:
-        path.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() != 0:
-            path.chmod(stat.S_IRUSR | stat.S_IXUSR)
-            return path
-        done = subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(path)], capture_output=True
-        )
-        if done.returncode != 0:
-            pytest.skip(f"cannot make a read-only folder as root here: {done.stderr.decode().strip()}")
-        mounted.append(path)
-        return path
-
-    yield make
-    for path in mounted:
-        subprocess.run(["umount", str(path)], check=True)
 
 
 def test_a_read_only_run_folder_is_one_line(tmp_path, read_only):

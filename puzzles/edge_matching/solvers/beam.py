@@ -604,17 +604,16 @@ def beam_within(
 def beam_unlimited(
     prepared: Prepared, width: int, seed: int, max_width: int | None
 ) -> tuple[BeamRun, int, str]:
-    """The configured beam with no time limit, as (run, work, stop reason). Why a beam of one first:
-    a beam yields no board until its last cell, and a stop request (Ctrl-C) cuts the wide one short;
-    the narrow board (milliseconds) is then the best so far ("interrupted")."""
-    first = prepared.run(1, seed, None if max_width is None else max(1, max_width // width))
-    progress.report(first.work, first.unmatched, "candidate")
+    """The configured beam with no time limit, as (run, work, stop reason). A beam yields no board
+    until its last cell, and a stop request (Ctrl-C) cuts it short: a beam of one (milliseconds) then
+    builds the board the run keeps ("interrupted")."""
     with alarm(None) as stop:
         run = prepared.run(width, seed, max_width, stop)
     progress.report(run.work, run.unmatched if run.finished else None, "candidate")
     if run.finished:
-        return run, first.work + run.work, "finished"
-    return first, first.work + run.work, "interrupted"
+        return run, run.work, "finished"
+    first = prepared.run(1, seed, None if max_width is None else max(1, max_width // width))
+    return first, run.work + first.work, "interrupted"
 
 
 def warm_up() -> None:
