@@ -25,7 +25,7 @@ TARGET = 2.0
 def latency(settings: list[str], timed: bool, wait: float) -> float:
     """Seconds from one SIGINT to the exit of a run signalled `wait` seconds after it started."""
     exact = "task=exact" in settings
-    board = [] if "puzzle.n=8" in settings else ["puzzle=eternity2"]
+    board = [] if any(s.startswith("puzzle=") for s in settings) else ["puzzle=eternity2"]
     budget = ("task.seconds=600" if exact else "budget.seconds=600") if timed else ("" if exact else NO_TIME)
     folder = Path(tempfile.mkdtemp(prefix="bench-interrupt-"))
     try:

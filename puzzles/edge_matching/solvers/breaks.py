@@ -701,7 +701,9 @@ class Breaks(BoardBuilder):
         alive = list(depth_sum)
         passed = dict.fromkeys(alive, False)
 
-        def probe(job: tuple[int, int], seed: int) -> RestartRun:
+        def probe(job: tuple[int, int], seed: int) -> RestartRun | None:
+            if stop[0]:  # stopped: the probes left are not started (each costs its set-up)
+                return None
             run = tables.restart(cap, seed, stop, candidates[job[0]], abandon)
             progress.report(run.nodes, None if run.board is None else run.unmatched, "node")  # the live line
             return run
@@ -711,8 +713,10 @@ class Breaks(BoardBuilder):
                 jobs = [(c, r) for c in alive for r in range(restarts)]
                 seeds = [self.seed * 1_000_003 - 1 - (round_ * 1_000 + r) * 1_000 - c for c, r in jobs]
                 done = list(pool.map(probe, jobs, seeds))
-                runs += done
+                runs += [run for run in done if run is not None]
                 for (c, _), run in zip(jobs, done, strict=True):
+                    if run is None:
+                        continue
                     depth_sum[c] += run.deepest
                     passed[c] |= run.deepest >= abandon[1]
                 alive = sorted(alive, key=lambda c: (-depth_sum[c], c))[:keep]
