@@ -178,6 +178,7 @@ RUN: dict[str, list[str]] = {
     "python -m benchmarks.bench_exact_pentomino": ["--board", "3x20", "--repeats", "1"],
     "python -m benchmarks.bench_calendar_year": ["--dates", "3", "--cpsat-dates", "1", "--repeats", "1"],
     "python -m benchmarks.bench_galakub": ["--repeats", "1"],
+    "python -m benchmarks.bench_interrupts": ["--repeats", "1", "--cells", "beam build"],
     "python -m benchmarks.bench_launchers": ["--seeds", "1", "--evaluations", "100", "--repeats", "1"],
     "python -m benchmarks.bench_exact_edge speed": ["--nodes", "10000", "--repeats", "1"],
     "python -m benchmarks.bench_exact_edge tree": ["--nodes", "20000"],
