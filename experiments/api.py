@@ -28,11 +28,11 @@ from omegaconf import DictConfig, open_dict
 
 from experiments import report as reporting
 from experiments.gather import gather_runs, gather_traces
-from experiments.records import is_complete, read_row, write_config
+from experiments.records import is_complete, read_row, results_root, write_config
 from experiments.run import GROUPS, run_task
 from experiments.schema import CONFIG_DIR, run_subdir, setup
 
-OUT = Path("results/api")
+OUT = results_root() / "api"
 Component = str | Mapping[str, Any] | None
 
 

@@ -20,9 +20,9 @@ import pandas as pd
 
 from core.errors import InputError
 from experiments.gather import kept
-from experiments.records import RUN, TRACE, write_table
+from experiments.records import RUN, TRACE, results_root, write_table
 
-ROOT = Path("results")
+ROOT = results_root()
 
 
 def view(con: duckdb.DuckDBPyConnection, name: str, files: list[Path], file: str) -> None:

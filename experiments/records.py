@@ -24,6 +24,13 @@ RUN, TRACE, CONFIG = "run.parquet", "trace.parquet", "config.yaml"
 REFUSED = "refused.txt"  # beside a record kept although its config changed since: the sweep counts it failed
 UNRECORDED = ".unrecorded"  # in a sweep's folder: runs that failed where no record could be written
 TRACE_COLUMNS = ("evaluations", "seconds", "best")
+
+
+def results_root() -> Path:
+    """Where results go: results/ in the current folder, or $PUZZLELAB_RESULTS (as configs/config.yaml)."""
+    return Path(os.environ.get("PUZZLELAB_RESULTS", "results"))
+
+
 GATHERED = ("run_dir", "run_id")  # added when runs are gathered: where a row came from
 
 
