@@ -147,8 +147,9 @@ def settle_budget(cfg: DictConfig) -> str:
         )
     if seconds is not None and not 0 < seconds < float("inf"):
         raise InputError(f"budget.seconds must be a positive finite number, got {seconds}")
-    if evaluations is None and seconds is None and default_seconds(cfg):
-        budget.seconds = default_seconds(cfg)
+    own = default_seconds(cfg) if evaluations is None and seconds is None else None
+    if own:
+        budget.seconds = own
         return (
             f"budget: {budget.seconds:g} s (the default of optimizer="
             f"{OmegaConf.select(cfg, 'choices.optimizer')}; set budget.seconds or budget.evaluations to choose)"
