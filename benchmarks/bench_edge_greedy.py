@@ -28,9 +28,10 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from benchmarks.timing import compare, fmt, report
-from experiments.tasks.colour_sweep import greedy_point, seed_colours
 from puzzles.edge_matching import turn_table
+from puzzles.edge_matching.seed_sweep import greedy_point
 from puzzles.edge_matching.solvers.greedy import greedy
+from puzzles.edge_matching.sweep import seed_colours
 from tests import seed_greedy_plain as seed
 
 SIZES = (13, 15)

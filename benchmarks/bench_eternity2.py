@@ -28,7 +28,7 @@ threads), side by side in this run; it prints the matched joins of the best boar
 and 3,600 s (those within the budget, read from the run's trace), the final board re-scored, where
 `breaks` spends its nodes by depth, and the plateau walk's operator shares.
 sweep: the colour sweep's hard counts (issue 33's last target): the seed's pseudo Eternity II (no
-turns, centre given; `experiments.tasks.colour_sweep.puzzle_for`) at `--boards` (n,colours; by default
+turns, centre given; `puzzles.edge_matching.seed_sweep.puzzle_for`) at `--boards` (n,colours; by default
 the three counts whose best median was below 95%), instances 0..`--seeds`-1, each optimiser of
 `--optimizers` given `--seconds` CPU seconds per board (a constructive solver: as its own schedule
 times it), side by side: unmatched joins and match rate board by board, each count's median against
@@ -56,13 +56,13 @@ from core.space import Budget
 from experiments.api import config
 from experiments.build import build
 from experiments.pairing import as_optimizer, local_search_face
-from experiments.tasks.colour_sweep import puzzle_for
 from heuristics.chains import warm_up
 from heuristics.compiled import Chains, CompiledSA
 from heuristics.minimize import minimize
 from heuristics.sa import SimulatedAnnealing
 from puzzles.edge_matching.board import Layout, inner_edges
 from puzzles.edge_matching.eternity2 import DATA, STARTER, Eternity2, Eternity2Like
+from puzzles.edge_matching.seed_sweep import puzzle_for
 from puzzles.edge_matching.solvers.beam import Beam
 
 PYTHON_EVALS, COMPILED_EVALS = 20_000, 4_000_000

@@ -9,7 +9,7 @@ the rim, pre-placed pieces kept) and re-scored: 0 unmatched joins.
     python -m benchmarks.bench_exact_edge clues [--seconds 600]
     python -m benchmarks.bench_exact_edge none [--instances 5]
 
-The baseline is the row-scan perfect search the backtracker had before puzzles/edge_matching/solvers/perfect_search.py
+The baseline is the row-scan perfect search the backtracker had before puzzles/edge_matching/solvers/perfect_search/
 (benchmarks/row_scan.py), measured in the same run.
 """
 
@@ -26,10 +26,11 @@ import numpy as np
 from benchmarks import perfect_search_before as before_search
 from benchmarks.row_scan import first_board
 from benchmarks.timing import compare, report
-from experiments.tasks.colour_sweep import puzzle_for
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
-from puzzles.edge_matching.solvers.perfect_search import PROBES, Board, estimate_orders, search
+from puzzles.edge_matching.seed_sweep import puzzle_for
+from puzzles.edge_matching.solvers.perfect_search import Board, estimate_orders, search
+from puzzles.edge_matching.solvers.perfect_search.probe import PROBES
 
 CLUES = "puzzles/data/eternity2/clue{}.txt"
 

@@ -18,8 +18,7 @@ from tqdm import tqdm
 
 from core import interrupt
 from core.errors import InputError
-from puzzles.edge_matching.solvers.beam import grey_patterns
-from puzzles.edge_matching.solvers.greedy import DC, DR
+from puzzles.edge_matching.board import DC, DR, grey_patterns
 
 STOP_EVERY = 1 << 14  # nodes between two looks at the stop flag (and two progress reports)
 NONE = -1

@@ -9,9 +9,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from puzzles.edge_matching.board import EMPTY, grey_patterns
 from puzzles.edge_matching.solvers.backtrack import STOP_EVERY, _by_key, setup
-from puzzles.edge_matching.solvers.beam import grey_patterns
-from puzzles.edge_matching.solvers.greedy import EMPTY
 
 
 @numba.njit(cache=True, nogil=True)

@@ -9,9 +9,10 @@ against the faces it declares.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -34,9 +35,21 @@ class Face(Enum):
 
     FITNESS = "a genome and fitness"  # `space` + `fitness(genome)`: every generic metaheuristic
     LOCAL_SEARCH = "a local-search face"  # `local_search(start)`: the compiled optimisers
-    WINDOWS = "a local-search face that re-solves windows"  # its face's own kernels: window_lns, plateau_lns
+    WINDOWS = "a local-search face that re-solves windows"  # its face's `window` kernel (window_lns; a family's own)
     BOARD = "an edge-matching board"  # `ConstructivePuzzle`: greedy, beam, backtracker
     EXACT = "an exact model"  # `ExactPuzzle`: task=exact
+
+
+class Offers:
+    """A puzzle's `offers`: on its class, every face its instances may offer (the generated tables); on
+    an instance, those its own pieces allow (`denied(puzzle)` names the faces they rule out), so a run
+    never pairs an optimiser with a face the puzzle would then refuse to build."""
+
+    def __init__(self, faces: frozenset[Face], denied: Callable[[Any], frozenset[Face]]):
+        self.faces, self.denied = faces, denied
+
+    def __get__(self, puzzle: Any, owner: type | None = None) -> frozenset[Face]:
+        return self.faces if puzzle is None else self.faces - self.denied(puzzle)
 
 
 @runtime_checkable
@@ -46,7 +59,8 @@ class FitnessPuzzle(Protocol):
     `fitness` is what optimisers minimise and `known_optimum` its best possible value where known;
     `score` gives the numbers users read, `score_name` says what `fitness` counts (axis labels),
     and `instance_keys` name the parameters that pick one instance among many of a kind (runs of
-    different optimisers on equal instance keys pair up in the statistics).
+    different optimisers on equal instance keys pair up in the statistics). Hooks a puzzle may add,
+    each a Protocol below: `text` (Printable), `describe` (Describing), `write_run_files` (WithRunFiles).
     """
 
     name: str
@@ -79,10 +93,12 @@ class LocalSearchFace:
     `scale` > 1 says the face's fitness refines the puzzle's: it is `fitness * scale + tie-break`
     (0 <= tie-break < scale), so a kernel can tell apart boards the puzzle scores alike.
     `built(np_rng, seconds)`, if offered, is a constructive start: the legal state of the board the
-    puzzle's own solver builds for the start named to `local_search` (an optimiser's `start: greedy`,
-    `start: beam` or a board file), within `seconds` (None: no limit), its seed drawn from np_rng. `kernels` are the face's own compiled kernels by name, each
-    with the contract of heuristics/kernels.py and a row of its `KERNELS` (edge matching offers `window`,
-    exact re-solves of windows, and `plateau`, destroy-and-repair that walks plateaus).
+    start given to `local_search` builds (a solver, or one the puzzle names: an optimiser's `start:
+    greedy` or a board file), within `seconds` (None: no limit), its seed drawn from np_rng. `kernels`
+    are the face's own kernel rows by name (`heuristics.kernels.Kernel`: settings, control slots and
+    the compiled kernel, with the contract of heuristics/kernels.py), which `kernels.kernel_row` looks
+    up after the generic ones (edge matching offers `window`, exact re-solves of windows, and
+    `plateau`, destroy-and-repair that walks plateaus).
     """
 
     propose: Any
@@ -101,13 +117,11 @@ class LocalSearchFace:
 @runtime_checkable
 class LocalSearchPuzzle(Protocol):
     """A puzzle with a local-search face (`Face.LOCAL_SEARCH`; `Face.WINDOWS` when its face has a
-    `window` and `plateau` kernels): the compiled optimisers call `local_search(start, start_settings)` once, before
-    the run, for the face whose `built` start is the board named `start` (None: the pieces give the
-    face no structure to work on)."""
+    `window` kernel): the compiled optimisers call `local_search(start)` once, before the run, for the
+    face whose `built` start is the board `start` builds: a `ConstructiveSolver`, or a name the puzzle
+    resolves ("random": none; None: the pieces give the face no structure to work on)."""
 
-    def local_search(
-        self, start: str = "random", start_settings: Mapping[str, Any] | None = None
-    ) -> LocalSearchFace | None: ...
+    def local_search(self, start: str | ConstructiveSolver = "random") -> LocalSearchFace | None: ...
 
 
 @dataclass(frozen=True)
@@ -157,6 +171,8 @@ class ConstructivePuzzle(Protocol):
     clockwise quarter turn (r = 0 only, when `rotations` is false). `preplaced` rows are
     (cell, piece, turns) already on the board. `layout` makes the puzzle's board from a piece and a
     turn per cell, checked: pre-placed pieces kept, each piece once unless `allow_duplicates`.
+    `exact_report(limit, draw, max_nodes, seconds, threads, progress)` is task=exact on the board: the
+    puzzle's own exact search, its answer as an `ExactReport`.
     """
 
     name: str
@@ -168,6 +184,20 @@ class ConstructivePuzzle(Protocol):
     rules: Any  # Eternity II's board rules (grey sides exactly on the rim) where they apply, else None
 
     def layout(self, piece: np.ndarray, rotation: np.ndarray, allow_duplicates: bool = False) -> Any: ...
+
+    def encode(self, layout: Any) -> np.ndarray:
+        """The genome of the puzzle's fitness face that decodes to `layout` (a built board's record)."""
+        ...
+
+    def exact_report(
+        self,
+        limit: int | None,
+        draw: int,
+        max_nodes: int | None,
+        seconds: float | None,
+        threads: int | None,
+        progress: bool = False,
+    ) -> ExactReport: ...
 
 
 @runtime_checkable
@@ -193,6 +223,27 @@ class ExactPuzzle(Protocol):
     def figures(self, answer: CaseAnswer) -> dict[str, Any]: ...
 
     def report(self, table: Any, answers: list[CaseAnswer]) -> ExactReport: ...
+
+
+@runtime_checkable
+class Printable(Protocol):
+    """A puzzle whose solutions read as text: a run prints its best one (pentomino, calendar)."""
+
+    def text(self, layout: Any) -> str: ...
+
+
+@runtime_checkable
+class Describing(Protocol):
+    """A puzzle that says a fitness in its own words ("458 of 480 joins matched"): progress lines use it."""
+
+    def describe(self, value: float) -> str: ...
+
+
+@runtime_checkable
+class WithRunFiles(Protocol):
+    """A puzzle with files of its own beside a run's record (an edge-matching board as text)."""
+
+    def write_run_files(self, run_dir: Path, layout: Any) -> None: ...
 
 
 PROTOCOL: dict[Face, type] = {

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -78,12 +79,22 @@ class Budget:
     target: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("evaluations", "seconds"):
-            value = getattr(self, name)
-            if value is not None and not value > 0:
-                raise InputError(f"budget.{name} must be positive, got {value}")
+        check_limits(self.evaluations, self.seconds)
         if self.evaluations is None and self.seconds is None:  # a target alone may never be reached
             raise InputError("the budget is unbounded: set budget.evaluations or budget.seconds")
+
+
+LARGEST_COUNT = 2**63 - 1  # what a record's int64 columns hold
+
+
+def check_limits(evaluations: int | None, seconds: float | None) -> None:
+    """The one budget check: a count a record can store, a time that ends. Run before any work."""
+    if evaluations is not None and not 0 < evaluations <= LARGEST_COUNT:
+        bound = "positive" if evaluations <= 0 else "at most 2^63 - 1 (what a record stores)"
+        raise InputError(f"budget.evaluations must be {bound}, got {evaluations}")
+    if seconds is not None and not 0 < seconds < math.inf:
+        bound = "positive" if not seconds > 0 else "finite"
+        raise InputError(f"budget.seconds must be {bound}, got {seconds}")
 
 
 @dataclass

@@ -75,12 +75,6 @@ def kept(roots: list[Path], resolve: bool = True) -> list[tuple[Path, pd.DataFra
     return whole
 
 
-def run_dirs(roots: list[Path]) -> list[Path]:
-    """Every directory under `roots` holding a complete run record of ours, in a stable order; a record
-    left out (damaged, incomplete, or not ours) is said in one line."""
-    return [d for d, _ in kept(roots)]
-
-
 def gather_runs(roots: list[Path]) -> pd.DataFrame:
     """One row per run, with its directory and a stable run id."""
     frames = []

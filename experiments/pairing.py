@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from hydra.utils import get_object
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from core.errors import InputError
 from core.faces import Construction, Face
 from core.objective import Objective
 from experiments.build import make_budget
-from experiments.schema import CONFIG_DIR
+from experiments.schema import CONFIG_DIR, config_target
 from heuristics.chains import warm_up
 from heuristics.minimize import minimize
 
@@ -60,28 +60,13 @@ def evaluation_kind(solver: Any) -> str:
     return EVALUATION_KIND[needs(solver)]
 
 
-def _target(path: Path, group_dir: Path) -> str | None:
-    """The `_target_` of a config file, following its defaults list within its group."""
-    node = OmegaConf.load(path)
-    if not isinstance(node, DictConfig):
-        return None
-    if node.get("_target_"):
-        return str(node["_target_"])
-    for entry in node.get("defaults", []):
-        if isinstance(entry, str) and entry != "_self_" and not entry.startswith("/"):
-            parent = group_dir / f"{entry}.yaml"
-            if parent.exists():
-                return _target(parent, group_dir)
-    return None
-
-
 @cache
 def config_classes(group: str, config_dir: Path = CONFIG_DIR) -> dict[str, type]:
     """Every config of a group (`packing/free6` included) -> the class it builds."""
     group_dir = config_dir / group
     found = {}
     for path in sorted(group_dir.rglob("*.yaml")):
-        target = _target(path, group_dir)
+        target = config_target(path, group_dir)
         if target:
             found[path.relative_to(group_dir).with_suffix("").as_posix()] = get_object(target)
     return found
@@ -105,6 +90,8 @@ def check_pair(solver: Any, puzzle: Any, solver_name: str, puzzle_name: str) -> 
     if face in offered:
         return
     hint = "; it is an exact puzzle: run it with task=exact" if offered == {Face.EXACT} else ""
+    if face in offers(type(puzzle)):  # its class does, on other pieces
+        hint = " with these pieces (a cell has no piece of its kind: grey sides must face out)"
     raise InputError(
         f"optimizer={solver_name} needs {face.value}, which puzzle={puzzle_name} does not offer{hint} "
         f"(puzzles that do: {_short(puzzles_offering(face))})"
@@ -114,13 +101,13 @@ def check_pair(solver: Any, puzzle: Any, solver_name: str, puzzle_name: str) -> 
 def local_search_face(puzzle: Any, solver: Any):
     """The puzzle's local-search face, its kernel compiled, for an optimiser that needs one (else None).
 
-    The optimiser names its start (`optimizer.start`: random, greedy, beam or a board file) and the
-    settings of the solver that builds it (`start_settings()`); the puzzle's face builds the board for
-    that name with its own solvers, so the compiled optimisers import none.
+    The optimiser's start (`solver.start`) is a name the puzzle resolves (`optimizer.start`: random,
+    greedy, a board file) or a constructive solver a pipeline built; the face builds its board, so the
+    compiled optimisers import no solver.
     """
     if needs(solver) not in COMPILED:
         return None
-    face = puzzle.local_search(solver.start, solver.start_settings())
+    face = puzzle.local_search(solver.start)
     if face is not None:
         warm_up(face, solver.kernel)
     return face

@@ -3,13 +3,18 @@ ECDF and heatmaps."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from experiments.records import unwritable, write_picture
 
 
 class NotDrawn(ValueError):
@@ -538,3 +543,20 @@ def colour_sweep(table: pd.DataFrame, faithful: str = "greedy_faithful", caption
         frameon=False,
     )
     return fig
+
+
+def picture(name: str, make: Callable[[], Figure], out: Path, skipped: dict[str, str] | None = None) -> bool:
+    """Draw and save one picture; whether it was. Every plot is optional to the report: one that cannot
+    be drawn goes into `skipped` (its name: why) and the report is written without it; only a folder
+    that cannot be written stops the report."""
+    try:
+        write_picture(make(), out / name)
+        return True
+    except Exception as err:
+        if isinstance(err, OSError) and unwritable(err, out):
+            raise
+        plt.close("all")
+        why = (str(err).strip().splitlines() or ["no message"])[0]
+        if skipped is not None:
+            skipped[name] = why if isinstance(err, NotDrawn) else f"{type(err).__name__}: {why}"
+        return False

@@ -17,12 +17,14 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 from experiments import iohprofiler, plots
+from experiments.colour_report import colour_budget, colour_sweep_outputs
 from experiments.gather import gather_runs, gather_traces, group_keys, instance_columns
 from experiments.outside import OutsideError, join_outside
 from experiments.ranking import Ranking, cd_diagram, rank
-from experiments.records import CONFIG, RUN, atomic_write, unwritable, write_picture, write_table
+from experiments.records import CONFIG, RUN, atomic_write, write_table
+from experiments.report_markdown import budget_text, caption, markdown
 from experiments.schema import setup
-from experiments.stats import COMPARISON_COLUMNS, ert_targets, evaluations_to_optimum, pairwise, summarise
+from experiments.stats import ert_targets, evaluations_to_optimum, pairwise, summarise
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -82,23 +84,6 @@ def failure_lines(table: pd.DataFrame, dirs: int = 3) -> list[str]:
     return lines
 
 
-def failure_markdown(table: pd.DataFrame) -> list[str]:
-    """The report's section on failed runs: how many, by reason, with their folders."""
-    if table.empty:
-        return []
-    total = int(table["runs"].sum())
-    lines = [
-        "## Failed runs",
-        "",
-        f"{total} run(s) failed (see the `error` column of runs.csv); by reason:",
-        "",
-    ]
-    for _, row in table.iterrows():
-        lines += [f"- **{row['runs']}** x `{row['error']}`"]
-        lines += [f"  - `{d}`" for d in row["run_dirs"]]
-    return lines + [""]
-
-
 def study_of(runs: pd.DataFrame, roots: Sequence[Path]) -> dict:
     """The study's name and whether it is a smoke run, from a run's config.yaml (the runs table does
     not hold them), with the config itself; the sweep folder's name where no run has a config."""
@@ -113,127 +98,6 @@ def study_of(runs: pd.DataFrame, roots: Sequence[Path]) -> dict:
                     "config": cfg,
                 }
     return {"study": Path(roots[0]).name, "smoke": False, "config": {}}
-
-
-def number(value) -> str:
-    """1000 -> '1,000'; 2.5 -> '2.5'."""
-    v = float(value)
-    return f"{int(v):,}" if v == int(v) else f"{v:g}"
-
-
-def budget_text(runs: pd.DataFrame) -> str:
-    """A run's budget as the runs table holds it (`budget.evaluations`, `budget.seconds`)."""
-    parts = []
-    for column, unit in (("budget.evaluations", "evaluations"), ("budget.seconds", "s")):
-        values = pd.to_numeric(runs.get(column, pd.Series(dtype=float)), errors="coerce").dropna().unique()
-        if len(values) == 1:
-            parts.append(f"{number(values[0])} {unit}")
-        elif len(values) > 1:
-            parts.append(f"{number(values.min())} to {number(values.max())} {unit}")
-    return "budget " + (" or ".join(parts) if parts else "not recorded") + " a run"
-
-
-def caption(study: dict, budget: str) -> str:
-    """The line over every picture: the study, SMOKE on a smoke run, and the budget."""
-    smoke = "  [SMOKE RUN: quick settings, not results]" if study["smoke"] else ""
-    return f"study {study['study']}{smoke}\n{budget}"
-
-
-def markdown(
-    summary: pd.DataFrame,
-    tests: pd.DataFrame,
-    pictures: list[str],
-    failed: pd.DataFrame | int,
-    ranking: Ranking | None = None,
-    ert: list[tuple[str, pd.DataFrame]] | pd.DataFrame | None = None,
-    head: list[str] | None = None,
-    extra: list[str] | None = None,
-    skipped: dict[str, str] | None = None,
-    left: list[str] | None = None,
-) -> str:
-    """The report: the summary table, the ranking over instances, significant differences, the
-    fixed-target ERT (a table per problem instance and kind of evaluation), failures, the plots not
-    drawn (`skipped`: name -> why) and records left out (`left`), pictures."""
-    skipped = skipped or {}
-    lines = ["# Sweep report", "", *(head or [])]
-    if len(summary):
-        lines += [
-            "## Summary (per group of swept parameters)",
-            "",
-        ]
-        if "evaluation_kind" in summary:
-            lines += [
-                "`evaluation_kind`: what one of the group's evaluations counts (a fitness call, a priced "
-                "move, a whole construction); ERT and evaluations compare only between groups of one kind.",
-                "",
-            ]
-        lines += [summary.to_markdown(index=False, floatfmt=".4g"), ""]
-    if ranking is not None:
-        lines += ["## Ranking over instances", "", ranking.text, "", ranking.table.to_markdown(index=False)]
-        if "cd_diagram.png" not in skipped:
-            lines += ["", "![critical-difference diagram](cd_diagram.png)"]
-        lines += [""]
-    if len(tests):
-        sig = tests[tests["significant"]]
-        lines += [
-            "## Pairwise comparisons",
-            "",
-            "Wilcoxon signed-rank where runs pair up on the same instances (n = pairs), else "
-            "Mann-Whitney U (n = runs of both); a run that never reached the known optimum counts "
-            "as slower than every run that did (failures tie). Evaluations to the optimum are compared "
-            "only between optimisers whose evaluations count the same thing (`evaluation_kind`). "
-            f"p-values are Holm-corrected over all {len(tests)} tests below as one family (every setting "
-            "and metric), so 'significant' bounds the chance of any false positive in this table at 0.05. "
-            "A12 = probability that a run of *a* does better (lower best, or fewer evaluations to "
-            "the known optimum) than a run of *b*.",
-            "",
-            tests.to_markdown(index=False, floatfmt=".4g"),
-            "",
-        ]
-        lines += [f"Significant at 0.05: {len(sig)} of {len(tests)} comparisons."]
-        setting = [c for c in tests.columns if c not in COMPARISON_COLUMNS and c != "puzzle"]
-        if "puzzle" in tests.columns:
-            setting = ["puzzle", *setting]
-        lines += [
-            f"- {', '.join(f'{c}={r[c]}' for c in setting + ['metric'])}: **{r['a']}** vs **{r['b']}**: "
-            f"p_holm = {r['p_holm']:.3g}, A12 = {r['a12']:.2f} ({r['a'] if r['a12'] > 0.5 else r['b']} better)"
-            for _, r in sig.iterrows()
-        ]
-        lines += [""]
-    if isinstance(ert, pd.DataFrame):
-        ert = [("", ert)] if len(ert) else []
-    if ert:
-        lines += [
-            "## Fixed-target ERT (ert_targets.csv)",
-            "",
-            "Expected evaluations to get the best to <= each target: evaluations spent by all runs (a "
-            "run that got there counts its evaluations until then, one that did not its whole run) "
-            "over the runs that got there; inf when none did. Each problem instance has its own targets "
-            "(those of its facet in ecdf.png), and runs whose evaluations count different things are in "
-            "different tables.",
-            "",
-        ]
-        for title, table in ert:
-            lines += ([f"### {title}", ""] if title else []) + [table.to_markdown(floatfmt=".4g"), ""]
-    lines += extra or []
-    if isinstance(failed, pd.DataFrame):
-        lines += failure_markdown(failed)
-    elif failed:
-        lines += [f"{failed} run(s) failed: see the `error` column of runs.csv.", ""]
-    if skipped:
-        lines += ["## Plots not drawn", "", *(f"- {name}: {why}" for name, why in skipped.items()), ""]
-    if left:
-        lines += [
-            "## Records left out",
-            "",
-            f"{len(left)} record(s) found here are in no table of this report:",
-            "",
-            *(f"- `{line}`" for line in left),
-            "",
-        ]
-    if pictures:
-        lines += ["## Figures", ""] + [f"![{f}]({f})" for f in pictures]
-    return "\n".join(lines) + "\n"
 
 
 def ert_tables(ert: pd.DataFrame, keys: list[str]) -> list[tuple[str, pd.DataFrame]]:
@@ -268,225 +132,6 @@ def ert_by_problem(
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
 
-def colour_sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per size and solver: mean match rate and edge score, points at 100%, total wall and CPU seconds."""
-    g = table.groupby(["n", "optimizer"])
-    return pd.DataFrame(
-        {
-            "points": g.size(),
-            "mean_match_rate": g["match_rate"].mean(),
-            "mean_edge_score": g["edge_score"].mean(),
-            "solved": g["unmatched_edges"].apply(lambda s: int((s == 0).sum())),
-            "seconds": g["seconds"].sum(),
-            "cpu_seconds": g["cpu_seconds"].sum(min_count=1),
-        }
-    ).reset_index()
-
-
-def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """Student's t confidence interval of the mean (NaN, NaN for fewer than two values; the mean
-    itself when every value is the same)."""
-    from scipy import stats
-
-    v = np.asarray(values, float)
-    if len(v) < 2:
-        return float("nan"), float("nan")
-    mean, sd = float(v.mean()), float(v.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + level / 2, len(v) - 1)) * sd / np.sqrt(len(v))
-    return mean - half, mean + half
-
-
-def colour_sweep_comparison(table: pd.DataFrame) -> pd.DataFrame:
-    """Per board size, colour count and method: instances, mean match rate and its 95% t interval
-    over the instance seeds."""
-    rows = []
-    for (n, colours, optimizer), g in table.groupby(["n", "colours", "optimizer"], sort=True):
-        lo, hi = t_interval(g["match_rate"].to_numpy())
-        rows.append(
-            {
-                "n": n,
-                "colours": colours,
-                "optimizer": optimizer,
-                "instances": g["instance_seed"].nunique(),
-                "mean_match_rate": g["match_rate"].mean(),
-                "ci_low": lo,
-                "ci_high": hi,
-            }
-        )
-    return pd.DataFrame(
-        rows, columns=["n", "colours", "optimizer", "instances", "mean_match_rate", "ci_low", "ci_high"]
-    )
-
-
-VERDICT_COLUMNS = [
-    "n",
-    "colours",
-    "methods",
-    "best",
-    "runner_up",
-    "difference",
-    "diff_ci_low",
-    "diff_ci_high",
-    "instances",
-    "verdict",
-]
-
-
-def colour_sweep_verdicts(table: pd.DataFrame) -> pd.DataFrame:
-    """Which method is best at each (board size, colour count): the top mean match rate, the runner-up,
-    and the 95% t interval of their difference paired on instance seeds. `verdict`: "better" when the
-    interval lies above 0, "tied" when they match on every instance, else "not distinguishable"
-    (or "one instance" when there is none to build it on)."""
-    rows = []
-    for (n, colours), g in table.groupby(["n", "colours"], sort=True):
-        means = g.groupby("optimizer")["match_rate"].mean().sort_values(ascending=False, kind="stable")
-        if len(means) < 2:
-            continue
-        best, runner = means.index[0], means.index[1]
-        top = sorted(means.index[means == means.iloc[0]])
-        pair = g.pivot_table(index="instance_seed", columns="optimizer", values="match_rate")[
-            [best, runner]
-        ].dropna()
-        diff = (pair[best] - pair[runner]).to_numpy()
-        lo, hi = t_interval(diff)
-        if len(diff) and np.all(diff == 0):
-            verdict = "tied"
-        elif len(diff) < 2:
-            verdict = "one instance"
-        else:
-            verdict = "better" if lo > 0 else "not distinguishable"
-        rows.append(
-            {
-                "n": n,
-                "colours": colours,
-                "methods": len(means),
-                "best": ", ".join(top),
-                "runner_up": runner if len(top) == 1 else "",
-                "difference": float(diff.mean()) if len(diff) else float("nan"),
-                "diff_ci_low": lo,
-                "diff_ci_high": hi,
-                "instances": len(diff),
-                "verdict": verdict,
-            }
-        )
-    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)  # a sweep of one method has none: an empty table
-
-
-def cell(row: pd.Series) -> str:
-    """'93.1% [90.2, 96.0]' (the mean match rate and its 95% interval, in percent)."""
-    mean = f"{100 * row['mean_match_rate']:.1f}%"
-    return (
-        mean if np.isnan(row["ci_low"]) else f"{mean} [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
-    )
-
-
-def colour_sweep_markdown(
-    table: pd.DataFrame, comparison: pd.DataFrame, verdicts: pd.DataFrame, figure: bool = True
-) -> list[str]:
-    """The colour sweep's section of report.md: its summary, its figure (when drawn), and the methods
-    compared at each colour count (the counts every method solved; all of them in
-    colour_sweep_comparison.csv)."""
-    lines = [
-        "## Colour sweep",
-        "",
-        "Per board size and solver (colour_sweep_summary.csv; every point in colour_sweep_table.csv):",
-        "",
-        colour_sweep_summary(table).to_markdown(index=False, floatfmt=".4g"),
-        "",
-        *(["![colour sweep](colour_sweep.png)", ""] if figure else []),
-        "### Methods at each colour count",
-        "",
-        "Mean match rate over instance seeds with its 95% Student-t interval (none from one instance). "
-        "*best*: the top mean; *verdict*: whether it beats the runner-up, by the 95% t interval of their "
-        "difference paired on instance seeds (`better`: above 0; `tied`: equal on every instance). "
-        "Shown: the colour counts every method solved (the metaheuristics solve fewer, log-spaced "
-        "counts); every count in colour_sweep_comparison.csv and colour_sweep_verdicts.csv.",
-        "",
-    ]
-    for n, part in comparison.groupby("n", sort=True):
-        methods = part["optimizer"].nunique()
-        counts = part.groupby("colours")["optimizer"].nunique()
-        shown = counts.index[counts == methods] if (counts == methods).sum() else counts.index[counts >= 2]
-        wide = part[part["colours"].isin(shown)].assign(cell=lambda d: d.apply(cell, axis=1))
-        wide = wide.pivot(index="colours", columns="optimizer", values="cell")
-        v = verdicts[verdicts["n"] == n].set_index("colours")
-        wide["best"] = v["best"].reindex(wide.index)
-        wide["verdict"] = v["verdict"].reindex(wide.index)
-        lines += [
-            f"n = {n} ({len(shown)} of {len(counts)} colour counts):",
-            "",
-            wide.reset_index().to_markdown(index=False),
-            "",
-        ]
-
-        def tally(verdict: pd.Series) -> str:
-            better = int((verdict == "better").sum())
-            return f"top at {len(verdict)}" + (f", better than the runner-up at {better}" if better else "")
-
-        counted = v.groupby("best")["verdict"].agg(tally)
-        if len(counted):
-            lines += [
-                f"Over all {len(v)} colour counts of n = {n} that two or more methods solved, the top mean "
-                "(several names: tied): " + "; ".join(f"{k}: {t}" for k, t in counted.items()) + ".",
-                "",
-            ]
-    return lines
-
-
-def colour_sweep_outputs(
-    roots: list[Path], out: Path, caption: str = "", skipped: dict[str, str] | None = None
-) -> list[str] | None:
-    """The colour sweep's points from every run as one table, with its summary, the seed's plot (noted in
-    `skipped` when it cannot be drawn), the methods compared at each colour count; returns report.md's
-    section (None: not a colour sweep)."""
-    from experiments.tasks.colour_sweep import COLUMNS, TABLE
-
-    frames = [pd.read_parquet(p) for root in roots for p in sorted(Path(root).rglob(TABLE))]
-    if not frames:
-        return None
-    table = pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS)  # older tables: no cpu_seconds
-    comparison, verdicts = colour_sweep_comparison(table), colour_sweep_verdicts(table)
-    write_table(table, out / "colour_sweep_table.parquet")
-    write_table(colour_sweep_summary(table), out / "colour_sweep_summary.parquet")
-    write_table(comparison, out / "colour_sweep_comparison.parquet")
-    write_table(verdicts, out / "colour_sweep_verdicts.parquet")
-    drawn = picture("colour_sweep.png", lambda: plots.colour_sweep(table, caption=caption), out, skipped)
-    return colour_sweep_markdown(table, comparison, verdicts, figure=drawn)
-
-
-def colour_budget(study: dict, runs: pd.DataFrame) -> str:
-    """The colour sweep's budgets per board: metaheuristics' evaluations, compiled solvers' priced moves."""
-    config = study["config"]
-    task = config.get("task") if isinstance(config.get("task"), dict) else {}
-    budget = config.get("budget") if isinstance(config.get("budget"), dict) else {}
-    if budget.get("evaluations"):  # the study's budget (a compiled solver's run records its own)
-        text = f"budget {number(budget['evaluations'])} evaluations a board (metaheuristics)"
-    else:
-        text = budget_text(runs).replace(" a run", " a board (metaheuristics)")
-    if task.get("compiled_evaluations"):
-        text += f", {number(task['compiled_evaluations'])} priced moves a board (compiled)"
-    return text + "; constructive solvers: no budget"
-
-
-def picture(name: str, make: Callable[[], Figure], out: Path, skipped: dict[str, str] | None = None) -> bool:
-    """Draw and save one picture; whether it was. Every plot is optional to the report: one that cannot
-    be drawn goes into `skipped` (its name: why) and the report is written without it; only a folder
-    that cannot be written stops the report."""
-    try:
-        write_picture(make(), out / name)
-        return True
-    except Exception as err:
-        if isinstance(err, OSError) and unwritable(err, out):
-            raise
-        import matplotlib.pyplot as plt
-
-        plt.close("all")
-        why = (str(err).strip().splitlines() or ["no message"])[0]
-        if skipped is not None:
-            skipped[name] = why if isinstance(err, plots.NotDrawn) else f"{type(err).__name__}: {why}"
-        return False
-
-
 def left_out_lines(roots: Sequence[Path], runs: pd.DataFrame) -> list[str]:
     """The records under `roots` that are in no table (damaged, incomplete, not ours), one line each with
     its folder and why: gathering says them on stderr only, which a report read later no longer shows."""
@@ -518,27 +163,14 @@ def report(
     skipped: dict[str, str] = {}  # the pictures not drawn, and why
     colour_caption = caption(study, colour_budget(study, runs))
     colour = colour_sweep_outputs(roots, out, colour_caption, skipped)
-    ok = (
-        runs[(runs["status"] == "ok") & runs.get("best", pd.Series(dtype=float)).notna()]
-        if "best" in runs
-        else runs[:0]
-    )
-    if len(ok):  # beside a failed run's None, `best` reads back as objects
-        ok = ok.assign(best=pd.to_numeric(ok["best"], errors="coerce"))
+    ok = scored(runs)
     if ok.empty:  # nothing scored (a colour sweep's records, or every run failed): what there is
         done = runs[runs["status"] == "ok"]
-        keys = group_keys(done if len(done) else runs)
-        summary = summarise(done, keys)
+        summary = summarise(done, group_keys(done if len(done) else runs))
         write_table(summary, out / "summary.parquet")
+        head = (colour_caption if colour else caption(study, budget_text(runs))).replace("\n", "; ")
         text = markdown(
-            summary,
-            pd.DataFrame(),
-            [],
-            failed,
-            head=[(colour_caption if colour else caption(study, budget_text(runs))).replace("\n", "; "), ""],
-            extra=colour,
-            skipped=skipped,
-            left=left,
+            summary, pd.DataFrame(), [], failed, head=[head, ""], extra=colour, skipped=skipped, left=left
         )
         atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
         if not quiet:
@@ -550,6 +182,44 @@ def report(
             print(f"{len(runs)} run(s), {what}{failed_note(failed, out)}")
             skipped_note(skipped)
         return out
+    title = caption(study, budget_text(ok))
+    summary, tests, ranking = statistics(ok, out)
+    pictures, ert = figures(ok, traces, title, ranking, out, skipped)
+    keys = group_keys(ok)
+    text = markdown(
+        summary,
+        tests,
+        pictures,
+        failed,
+        ranking,
+        ert_tables(ert, keys) if len(ert) else None,
+        head=[title.replace("\n", "; "), ""],
+        extra=colour,
+        skipped=skipped,
+        left=left,
+    )
+    atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
+    if not quiet:
+        with pd.option_context("display.width", 200, "display.max_columns", 30):
+            print(summary.to_string(index=False))
+        if len(failed):
+            print(failed_note(failed, out).lstrip("; "))
+        skipped_note(skipped)
+    return out
+
+
+def scored(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs that finished with a best score, `best` as numbers (beside a failed run's None, `best`
+    reads back as objects)."""
+    if "best" not in runs:
+        return runs[:0]
+    ok = runs[(runs["status"] == "ok") & runs["best"].notna()]
+    return ok.assign(best=pd.to_numeric(ok["best"], errors="coerce")) if len(ok) else ok
+
+
+def statistics(ok: pd.DataFrame, out: Path) -> tuple[pd.DataFrame, pd.DataFrame, Ranking | None]:
+    """The summary, the pairwise tests (also of evaluations to the known optimum, where every run has
+    one) and the ranking over instances, each written as a table."""
     keys = group_keys(ok)
     summary = summarise(ok, keys)
     compared = ok
@@ -560,9 +230,25 @@ def report(
     tests = pairwise(compared, keys, instance_columns(ok, keys), metrics=metrics)
     write_table(summary, out / "summary.parquet")
     write_table(tests, out / "comparisons.parquet")
+    ranking = rank(ok, keys)
+    if ranking is not None:
+        write_table(ranking.table, out / "ranking.parquet")
+    return summary, tests, ranking
+
+
+def figures(
+    ok: pd.DataFrame,
+    traces: pd.DataFrame,
+    title: str,
+    ranking: Ranking | None,
+    out: Path,
+    skipped: dict[str, str],
+) -> tuple[list[str], pd.DataFrame]:
+    """Draw the sweep's pictures (those that cannot be drawn go into `skipped`), write the fixed-target
+    ERT and the IOHprofiler export; the pictures drawn and the ERT."""
+    keys = group_keys(ok)
     what, ok_traces = score_label(ok), traces[traces["run_id"].isin(ok["run_id"])]
     traced = ok[ok["run_id"].isin(ok_traces["run_id"])]  # outside results have no traces to draw
-    title = caption(study, budget_text(ok))
     makers: dict[str, Callable[[], Figure]] = {
         "final.png": lambda: plots.final_scores(ok, keys, what, caption=title)
     }
@@ -585,32 +271,11 @@ def report(
     axes = two_parameter_axes(ok, keys)
     if axes:
         makers["heatmap.png"] = lambda: plots.heatmaps(ok, *axes, ylabel=what, caption=title)
-    ranking = rank(ok, keys)
     if ranking is not None:
-        write_table(ranking.table, out / "ranking.parquet")
-        picture("cd_diagram.png", lambda: cd_diagram(ranking, caption=title), out, skipped)
-    pictures = [name for name, make in makers.items() if picture(name, make, out, skipped)]
+        plots.picture("cd_diagram.png", lambda: cd_diagram(ranking, caption=title), out, skipped)
+    pictures = [name for name, make in makers.items() if plots.picture(name, make, out, skipped)]
     iohprofiler.export(ok, ok_traces, out / iohprofiler.FOLDER, instance_columns(ok, keys))
-    text = markdown(
-        summary,
-        tests,
-        pictures,
-        failed,
-        ranking,
-        ert_tables(ert, keys) if len(ert) else None,
-        head=[title.replace("\n", "; "), ""],
-        extra=colour,
-        skipped=skipped,
-        left=left,
-    )
-    atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
-    if not quiet:
-        with pd.option_context("display.width", 200, "display.max_columns", 30):
-            print(summary.to_string(index=False))
-        if len(failed):
-            print(failed_note(failed, out).lstrip("; "))
-        skipped_note(skipped)
-    return out
+    return pictures, ert
 
 
 def skipped_note(skipped: dict[str, str]) -> None:

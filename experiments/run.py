@@ -34,6 +34,8 @@ from omegaconf.errors import OmegaConfBaseException
 
 from core import interrupt
 from core.errors import InputError
+from core.space import LARGEST_COUNT as LARGEST
+from core.space import check_limits
 from experiments import overrides
 from experiments.build import build
 from experiments.records import (
@@ -52,7 +54,6 @@ from experiments.records import (
 from experiments.schema import DEFAULT_EVALUATIONS, setup
 
 GROUPS = ("puzzle", "optimizer", "task")
-LARGEST = 2**63 - 1  # what a record's int64 columns hold
 NOT_COMPARED = ("progress", "resume")  # settings that do not change what a run finds
 SWEEP_PID = "PUZZLELAB_SWEEP_PID"  # set by the sweep's process, read by its local workers
 NOT_IN_NAME = ("experiment", "smoke", "study", "resume", "progress")  # the study's name says these
@@ -141,12 +142,7 @@ def settle_budget(cfg: DictConfig) -> str:
     if budget is None:
         return ""
     evaluations, seconds = budget.get("evaluations"), budget.get("seconds")
-    if evaluations is not None and evaluations > LARGEST:
-        raise InputError(
-            f"budget.evaluations must be at most 2^63 - 1 (what a record stores), got {evaluations}"
-        )
-    if seconds is not None and not 0 < seconds < float("inf"):
-        raise InputError(f"budget.seconds must be a positive finite number, got {seconds}")
+    check_limits(evaluations, seconds)
     own = default_seconds(cfg) if evaluations is None and seconds is None else None
     if own:
         budget.seconds = own

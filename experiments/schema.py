@@ -70,30 +70,31 @@ def user_groups() -> str:
 
     if not GlobalHydra.instance().is_initialized():  # resolved outside the app: nothing to list
         return ""
-    loader = GlobalHydra.instance().config_loader()
+    from hydra.core.object_type import ObjectType
 
-    def below(parent: str) -> list[str]:  # each listing costs Hydra a copy of its repository: few
-        found = [f"{parent}/{name}" for name in loader.list_groups(parent)]
+    repository = GlobalHydra.instance().config_loader().repository  # type: ignore[attr-defined]
+
+    def options(group: str, kind: ObjectType = ObjectType.CONFIG) -> list[str]:
+        """A group's options, read from one repository: Hydra's loader copies it on every listing."""
+        return list(repository.get_group_options(group, kind))
+
+    def below(parent: str) -> list[str]:
+        found = [f"{parent}/{name}" for name in options(parent, ObjectType.GROUP)]
         return found + [sub for group in found for sub in below(group)]
 
-    top = [name for name in loader.list_groups("") if name not in (*HIDDEN_GROUPS, "hydra")]
+    top = [name for name in options("", ObjectType.GROUP) if name not in (*HIDDEN_GROUPS, "hydra")]
     ours = [group for name in top for group in [name, *below(name)]]
-    theirs = loader.list_groups("hydra")
+    theirs = options("hydra", ObjectType.GROUP)
     shown = ours + [group for group in HYDRA_GROUPS if group.split("/")[1] in theirs]
-    return "\n".join(
-        f"{group}: {', '.join(sorted(loader.get_group_options(group)))}" for group in sorted(shown)
-    )
+    return "\n".join(f"{group}: {', '.join(sorted(options(group)))}" for group in sorted(shown))
 
 
 def component_targets(config_dir: Path = CONFIG_DIR) -> dict[tuple[str, str], str]:
-    """(group, name) -> `_target_` of every base YAML in the component groups."""
+    """(group, name) -> `_target_` of every base YAML in the component groups (a variant's is its base's)."""
     found = {}
     for group in GROUPS:
         for path in sorted((config_dir / group).glob("*.yaml")):
-            node = OmegaConf.load(path)
-            if not isinstance(node, DictConfig):
-                raise InputError(f"{path}: a component config must be a mapping, found a list")
-            target = node.get("_target_")
+            target = config_target(path, config_dir / group)
             if target:
                 found[group, path.stem] = target
     return found
@@ -162,15 +163,25 @@ def settings_table(group: str = "optimizer", config_dir: Path = CONFIG_DIR) -> s
 def default_budget(path: Path, config_dir: Path) -> str:
     """The budget of a run of this optimiser config that sets none: its class's `default_seconds`
     (a constructive or time-driven solver) or DEFAULT_EVALUATIONS."""
+    target = config_target(path, config_dir / "optimizer")
+    seconds = getattr(component(target, config_dir), "default_seconds", None) if target else None
+    return f"{seconds:g} s" if seconds else f"{DEFAULT_EVALUATIONS:,} evaluations"
+
+
+def config_target(path: Path, group_dir: Path) -> str | None:
+    """The `_target_` of a config file, following its defaults list within its group (a variant
+    names its base): the one reader of `_target_` for tables and pairings."""
     node = OmegaConf.load(path)
     if not isinstance(node, DictConfig):
         raise InputError(f"{path}: a component config must be a mapping, found a list")
-    target = node.get("_target_")
-    for entry in [] if target else node.get("defaults", []):  # a variant: its base's class
-        if isinstance(entry, str) and (config_dir / "optimizer" / f"{entry}.yaml").is_file():
-            return default_budget(config_dir / "optimizer" / f"{entry}.yaml", config_dir)
-    seconds = getattr(component(target, config_dir), "default_seconds", None) if target else None
-    return f"{seconds:g} s" if seconds else f"{DEFAULT_EVALUATIONS:,} evaluations"
+    if node.get("_target_"):
+        return str(node["_target_"])
+    for entry in node.get("defaults", []):
+        if isinstance(entry, str) and entry != "_self_" and not entry.startswith("/"):
+            parent = group_dir / f"{entry}.yaml"
+            if parent.is_file():
+                return config_target(parent, group_dir)
+    return None
 
 
 def _short_value(value: Any) -> str:

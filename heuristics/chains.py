@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from core.errors import InputError
-from core.faces import LocalSearchFace
+from core.faces import ConstructiveSolver, LocalSearchFace
 from core.objective import Objective
 from core.rng import make_rng
 from heuristics.kernels import (
@@ -24,8 +24,10 @@ from heuristics.kernels import (
     ILS_HOME,
     ILS_KICK_LEFT,
     ILS_SINCE,
-    KERNELS,
+    kernel_row,
 )
+
+Start = str | ConstructiveSolver  # a start by name ("random", or one the face builds) or a built solver
 
 
 def face_of(objective: Objective, who: str) -> LocalSearchFace:
@@ -42,7 +44,7 @@ def face_of(objective: Objective, who: str) -> LocalSearchFace:
 class Chain:
     """One resumable search chain: a kernel on a face, with every array it resumes from.
 
-    `params` are the kernel's settings by name (its row of `kernels.KERNELS`); the RNG stream is
+    `params` are the kernel's settings by name (its row: `kernels.kernel_row`); the RNG stream is
     (seed, stream). The start state counts as evaluation 1, so kernel evaluation indices are the Objective's.
     """
 
@@ -57,13 +59,14 @@ class Chain:
         trace_cap: int = 1 << 14,
     ):
         self.face, self.inst, self.kernel = face, face.instance, kernel
-        self.run = KERNELS[kernel].compiled(face)
+        row = kernel_row(kernel, face)
+        self.run = row.compiled(face)
         self.st, self.best, self.home = state.copy(), state.copy(), state.copy()
         self.rng = make_rng(seed, stream)
         f = int(face.fitness(self.inst, self.st))
-        self.ctl = np.zeros(KERNELS[kernel].control, np.int64)
+        self.ctl = np.zeros(row.control, np.int64)
         self.ctl[EVALS], self.ctl[CURRENT], self.ctl[BEST], self.ctl[ILS_HOME] = 1, f, f, f
-        self.params = np.array([params[k] for k in KERNELS[kernel].settings] + [-1], np.float64)
+        self.params = np.array([params[k] for k in row.settings] + [-1], np.float64)
         self.scale = face.scale
         self.start_value = f // self.scale
         self._te = np.zeros(trace_cap, np.int64)
@@ -117,13 +120,13 @@ class Chain:
 def start_state(
     face: LocalSearchFace,
     rng: np.random.Generator,
-    start: str,
+    start: Start,
     seconds: float | None = None,
     history: list | None = None,
 ) -> np.ndarray:
-    """A chain's first board: the face's random one, or the one the face builds for the name it was
-    given (start='greedy', 'beam', a board file), within `seconds` (None: no limit); `history` gets
-    the builder's anytime rows (seconds, work, value)."""
+    """A chain's first board: the face's random one, or the one the face builds for the start it was
+    given (a name such as 'greedy' or a board file, or a constructive solver), within `seconds` (None:
+    no limit); `history` gets the builder's anytime rows (seconds, work, value)."""
     if start == "random":
         return face.start(rng)
     if face.built is None:
@@ -140,7 +143,7 @@ def start_chains(
     kernel: str,
     params: Mapping[str, float],
     count: int = 1,
-    start: str = "random",
+    start: Start = "random",
     seconds: float | None = None,
 ) -> list[Chain]:
     """`count` chains, each from a start state (`start`: random or a built one, built within
@@ -256,5 +259,5 @@ def _exchange(chains: Sequence[Chain]) -> None:
 
 def warm_up(face: LocalSearchFace, kernel: str) -> None:
     """Compile (or load from numba's disk cache) a kernel on the face, outside any run's clock."""
-    params = dict.fromkeys(KERNELS[kernel].settings, 1.0)
+    params = dict.fromkeys(kernel_row(kernel, face).settings, 1.0)
     Chain(face, face.start(np.random.default_rng(0)), kernel, params, seed=0).step(1)

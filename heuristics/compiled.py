@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
 
 import numpy as np
 
 from core.errors import InputError
 from core.faces import Face
 from core.objective import Objective
-from heuristics.chains import Chain, Pace, face_of, run_chains, start_chains
+from heuristics.chains import Chain, Pace, Start, face_of, run_chains, start_chains
 from heuristics.kernels import SA_PERIOD
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
@@ -35,13 +34,19 @@ def _positive(**settings: float) -> None:
 
 
 class Chains:
-    """What every compiled optimiser shares: its kernel, settings, chains and their exchange."""
+    """What every compiled optimiser shares: its kernel, settings, chains and their exchange.
+
+    `start` is where the chains begin: a name the puzzle's face resolves (random, greedy, a board
+    file...: `optimizer.start`), or a constructive solver that builds the board (a puzzle family's
+    pipeline hands over its own, settings and all), so the compiled optimisers import no solver.
+    """
 
     name: str
     kernel: str
     needs = Face.LOCAL_SEARCH
+    start: Start
 
-    def __init__(self, params: dict[str, float], chunk: int, chains: int, exchange: int, start: str):
+    def __init__(self, params: dict[str, float], chunk: int, chains: int, exchange: int, start: Start):
         _positive(chunk=chunk, chains=chains)
         if exchange < 0:
             raise InputError(f"optimizer.exchange must be 0 (never) or positive, got {exchange}")
@@ -55,13 +60,6 @@ class Chains:
             objective, face, rng, self.kernel, self.params, self.chains, self.start, seconds
         )
         run_chains(objective, chains, self.chunk, self.repair(face, rng), self.exchange, self.pace())
-
-    def start_settings(self) -> dict[str, Any]:
-        """Settings for the solver that builds the start named `start` (none: its defaults).
-
-        The optimiser keeps its start as a name (random, greedy, beam, or a board file); the puzzle's
-        face builds the board for that name, so the compiled optimisers import no solver."""
-        return {}
 
     def start_seconds(self, objective: Objective) -> float | None:
         """The time a built start may take (None: no limit)."""
@@ -217,7 +215,7 @@ class HybridVLNS(CompiledSA):
 class WindowLNS(Chains):
     """Large neighbourhood search with exact repair: windows of `size` x `size` cells lifted and re-filled
     with `extra` lone cells from anywhere (their pieces join the re-fill) by branch and bound (the face's
-    `window` kernel, puzzles/edge_matching/windows.py), each re-solve pricing at most `cap`
+    `window` kernel, a row of its `kernels`), each re-solve pricing at most `cap`
     placements; a window sits on a mismatch with probability `focus`. The lone cells hold the pieces
     that best fit the window's open joins. With probability `kick` a window instead takes the first
     re-fill found within two joins of the board, worse or not (a kick off a local optimum). A re-fill
@@ -249,47 +247,3 @@ class WindowLNS(Chains):
             raise InputError(f"optimizer.kick must be a probability in [0, 1], got {kick}")
         params = {"size": size, "cap": cap, "focus": focus, "extra": extra, "kick": kick}
         super().__init__(params, chunk, chains, exchange, start)
-
-
-class BeamRefine(WindowLNS):
-    """The pipeline: a beam builds the board (the face's `beam` start, given `width`, `max_width`,
-    `order`: puzzles/edge_matching/solvers/beam.py; its ties drawn from the run's seed), then `chains`
-    window-LNS chains refine it, one per core, within the rest of the budget. Under a time budget the
-    beam takes at most `beam_share` of it (the widest beams that fit, up to the configured width;
-    puzzles/edge_matching/solvers/beam.py `beam_within`); under an evaluation
-    budget it is the configured beam. The defaults are sized for 10 minutes on two cores (a beam of
-    200,000 widened to 20,000,000 on the official set: about 7 GB). The beam gets most of the time
-    because on its boards widening pays more than refining (see the README's Eternity II section). Every setting counts work, not time, so a seed gives the same run anywhere
-    under an evaluation budget.
-    """
-
-    name = "beam_refine"
-    default_seconds: float | None = 600.0  # its defaults are sized for 10 minutes on two cores
-
-    def __init__(
-        self,
-        width: int = 200_000,
-        max_width: int | None = 20_000_000,
-        order: str = "rows",
-        beam_share: float = 0.8,
-        size: int = 2,
-        cap: int = 20_000,
-        focus: float = 0.8,
-        extra: int = 6,
-        kick: float = 0.0,
-        chunk: int = CHUNK,
-        chains: int = 2,
-        exchange: int = 8,
-    ):
-        if not 0 < beam_share <= 1:
-            raise InputError(f"optimizer.beam_share must be in (0, 1], got {beam_share}")
-        self.beam: dict[str, Any] = {"width": width, "max_width": max_width, "order": order}
-        self.beam_share = beam_share
-        super().__init__(size, cap, focus, extra, kick, chunk, chains, exchange, start="beam")
-
-    def start_settings(self) -> dict[str, Any]:
-        return dict(self.beam)
-
-    def start_seconds(self, objective: Objective) -> float | None:
-        seconds = objective.budget.seconds
-        return None if seconds is None else self.beam_share * seconds

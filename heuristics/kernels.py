@@ -258,40 +258,29 @@ def for_face(propose, delta, apply):
     return _BUILT[key]
 
 
-def _of_face(name: str) -> Callable[[LocalSearchFace], Any]:
-    """Where a kernel the face provides comes from: its `kernels[name]`, or a one-line error."""
-
-    def compiled(face: LocalSearchFace) -> Any:
-        if name not in face.kernels:
-            raise InputError(
-                f"optimizer=window_lns, beam_refine and plateau_lns need a puzzle whose face offers the "
-                f"'{name}' kernel (an edge-matching puzzle, e.g. puzzle=eternity2); use optimizer=sa_compiled"
-            )
-        return face.kernels[name]
-
-    return compiled
-
-
 SA = Kernel(
     "sa", ("t_start", "t_end", "period"), lambda face: for_face(face.propose, face.delta, face.apply)[0]
 )
 ILS = Kernel(
     "ils", ("patience", "kick", "restart"), lambda face: for_face(face.propose, face.delta, face.apply)[1]
 )
-# Kernels a face provides (LocalSearchFace.kernels; edge matching: puzzles/edge_matching/windows.py, plateau.py).
-WINDOW = Kernel("window", ("size", "cap", "focus", "extra", "kick"), _of_face("window"))
-PLATEAU_OPERATORS = ("square", "worst", "grow", "path", "band", "chain", "window", "twin")
-PLATEAU_STATS = ("tried", "equal", "better", "best")  # per operator: accepted equal, improved, new best
-# plateau: iterations since a new best, 1 once the weights are set, where the operators' counts start
-# (len(PLATEAU_STATS) per operator), then one weight per operator
-PLATEAU_SINCE, PLATEAU_READY, PLATEAU_COUNTS = 3, 6, 7
-PLATEAU = Kernel(
-    "plateau",
-    ("ops", "moves", "t_hi", "t_lo", "temperature", "patience", "decay", "region", "cap"),
-    _of_face("plateau"),
-    control=PLATEAU_COUNTS + (len(PLATEAU_STATS) + 1) * len(PLATEAU_OPERATORS),
-)
-KERNELS = {kernel.name: kernel for kernel in (SA, ILS, WINDOW, PLATEAU)}
+KERNELS = {kernel.name: kernel for kernel in (SA, ILS)}  # the generic rows; a face adds its own
+
+
+def kernel_row(name: str, face: LocalSearchFace) -> Kernel:
+    """The kernel named `name`: a generic row of KERNELS, else a row the face provides (its `kernels`).
+
+    Why here: the one place a kernel is looked up by name, so heuristics/ never imports the puzzle
+    whose face brings a kernel of its own."""
+    row = KERNELS.get(name) or face.kernels.get(name)
+    if row is None:
+        raise InputError(
+            f"the '{name}' kernel is neither generic ({', '.join(KERNELS)}) nor offered by this puzzle's face "
+            f"(it offers {', '.join(face.kernels) or 'none'}); use optimizer=sa_compiled"
+        )
+    return row
+
+
 # Where each setting sits in a kernel's params, as compiled code reads it (numba reads module constants).
 SA_T_START, SA_T_END, SA_PERIOD, SA_TARGET = map(SA.slot, ("t_start", "t_end", "period", "target"))
 ILS_PATIENCE, ILS_KICK, ILS_RESTART, ILS_TARGET = map(ILS.slot, ("patience", "kick", "restart", "target"))

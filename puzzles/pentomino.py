@@ -10,15 +10,13 @@ with numba: this is the hot path of every pentomino experiment (benchmarks/bench
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numba
 import numpy as np
 
 from core.errors import InputError
-from core.faces import Face, LocalSearchFace
+from core.faces import ConstructiveSolver, Face, LocalSearchFace
 from core.space import PermutationSpace
 from puzzles.pieces import Piece, orientations, read_pieces
 
@@ -166,14 +164,14 @@ class PentominoStrip:
 
     @property
     def known_optimum(self) -> float | None:
-        """Best possible gap count, where it is known (see README: how each was established)."""
+        """Best possible gap count, where it is known (docs/puzzles/packing.md, "Known optima", says how each was established)."""
         if self.pieces_name != "pentominoes":
             return None
         if self.copies == 2:  # two rectangles stacked: tests/test_packing_suite.py
             return 0.0 if self.orientations == "free" and self.width in (6, 10) else None
         if self.copies > 1:
             return None
-        if self.orientations == "fixed":  # exhaustive search: puzzles/pentomino_exhaustive.py
+        if self.orientations == "fixed":  # exhaustive search: tests/pentomino_exhaustive.py
             return {6: 12.0, 7: 10.0}.get(self.width)
         if self.width in (7, 8):  # the area bound, met by a genome in tests/test_packing_suite.py
             return float(self.area_bound)
@@ -201,13 +199,11 @@ class PentominoStrip:
         """Gap count of the bottom-left packing (lower is better)."""
         return float(self._pack(genome, self._no_placements) * self.width - self.area)
 
-    def local_search(
-        self, start: str = "random", start_settings: Mapping[str, Any] | None = None, **mix: float
-    ) -> LocalSearchFace:
+    def local_search(self, start: str | ConstructiveSolver = "random", **mix: float) -> LocalSearchFace:
         """The compiled local-search face: moves priced by re-packing from the first changed position
         (puzzles/strip_search.py), a large step that re-packs the last pieces exactly; `mix` overrides
-        the move weights. `start` and `start_settings` name the face protocol's built start (greedy,
-        beam), which a strip has none of: its face offers only its random start."""
+        the move weights. `start` names the face protocol's built start (a solver, or greedy by
+        name), which a strip has none of: its face offers only its random start."""
         from puzzles import strip_search as face
 
         scale = self.tie_break

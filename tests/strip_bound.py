@@ -1,6 +1,6 @@
 """Branch and bound over piece orders for the bottom-left strip packing (fixed orientations).
 
-A test-only second search, independent of puzzles/pentomino_exhaustive.py: it decodes with its own
+A test-only second search, independent of tests/pentomino_exhaustive.py: it decodes with its own
 bitmask version of seed 002's bottom-left rule and counts the orders whose packing uses at most
 `max_rows` rows. A prefix is dropped as soon as its packing already passes `max_rows`, or when the
 empty cells that the remaining pieces could still reach (any position inside the first `max_rows`

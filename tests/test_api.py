@@ -1,4 +1,4 @@
-"""The Python API: the README's example runs, and a run from Python is the command line's run."""
+"""The Python API: docs/toolbox.md's example runs, and a run from Python is the command line's run."""
 
 from __future__ import annotations
 

@@ -83,7 +83,7 @@ def test_running_out_of_nodes_reports_a_lower_bound_not_a_board():
 
 @pytest.mark.parametrize("n, colours, rotations", [(9, 5, False), (7, 4, False), (5, 4, True), (5, 3, True)])
 def test_the_perfect_search_and_the_deepening_search_agree_on_a_perfect_board(n, colours, rotations):
-    """Two searches, two trees: the perfect search (puzzles/edge_matching/solvers/perfect_search.py) and the deepening
+    """Two searches, two trees: the perfect search (puzzles/edge_matching/solvers/perfect_search/) and the deepening
     search's first step (k = 0) both find a perfect board where one exists, and it is legal."""
     p = EdgeMatching(n=n, colours=colours, rotations=rotations, fix_centre=not rotations, instance_seed=3)
     fast = solve_exact(p.table, n, p.preplaced)

@@ -15,6 +15,7 @@ import pytest
 
 from core.errors import InputError
 from puzzles.edge_matching import EdgeMatching, count_unmatched, turn_table
+from puzzles.edge_matching.board import grey_patterns
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
 from puzzles.edge_matching.solvers.backtrack import Backtrack, ExactFirst
 from puzzles.edge_matching.solvers.beam import (
@@ -24,13 +25,10 @@ from puzzles.edge_matching.solvers.beam import (
     Prepared,
     beam_search,
     frame_first,
-    grey_patterns,
-    keep_schedule,
-    pools,
-    ring_slots,
     rows,
     warm_up,
 )
+from puzzles.edge_matching.solvers.beam_tables import keep_schedule, pools, ring_slots
 from puzzles.edge_matching.solvers.greedy import Greedy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,11 +215,11 @@ def test_beam_on_the_official_eternity_ii_set_keeps_the_rules():
     "width, max_width, at_least",
     [
         (1000, 100_000, 454),  # measured: 454 (seeds 0-7: 453-456), in 1.4 s on one core
-        pytest.param(10_000, 1_000_000, 456, marks=pytest.mark.slow),  # the defaults: 456 (README: 456-458)
+        pytest.param(10_000, 1_000_000, 456, marks=pytest.mark.slow),  # the defaults: 456 (the docs: 456-458)
     ],
 )
 def test_the_beam_matches_what_the_readme_claims_on_the_official_set(width, max_width, at_least):
-    """The README's 456-458 of 480 joins are the defaults' (22 s on 2 cores; run with -m slow); a
+    """The docs' 456-458 of 480 joins are the defaults' (22 s on 2 cores; run with -m slow); a
     tenth of the width, widened alike, matches 454 with seed 0. Counted apart from the solver:
     from the pieces as listed, turned by hand (`_matched_joins`); the starter kept, each piece once."""
     puzzle = Eternity2()

@@ -8,18 +8,10 @@ import pytest
 from core.errors import InputError
 from experiments.build import build
 from puzzles.edge_matching import EdgeMatching, turn_table
-from puzzles.edge_matching.board import rim
+from puzzles.edge_matching.board import grey_patterns, rim
 from puzzles.edge_matching.eternity2 import Eternity2Like
-from puzzles.edge_matching.solvers.beam import (
-    ORDERS,
-    Beam,
-    Prepared,
-    beam_search,
-    frame_first,
-    grey_patterns,
-    ring_slots,
-    rows,
-)
+from puzzles.edge_matching.solvers.beam import ORDERS, Beam, Prepared, beam_search, frame_first, rows
+from puzzles.edge_matching.solvers.beam_tables import ring_slots
 from puzzles.edge_matching.solvers.greedy import Greedy
 
 SHAPES = [(3, 5), (5, 3), (4, 6), (6, 4), (3, 8), (8, 3)]

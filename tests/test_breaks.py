@@ -12,11 +12,10 @@ from core.errors import InputError
 from experiments.run import run_task, setup
 from experiments.schema import CONFIG_DIR
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
-from puzzles.edge_matching.solvers.breaks import (
+from puzzles.edge_matching.solvers.breaks import QUOTA_CELLS, Breaks
+from puzzles.edge_matching.solvers.breaks_tables import (
     BLACKWOOD,
     ORDERS,
-    QUOTA_CELLS,
-    Breaks,
     Tables,
     default_schedule,
     quota_need,

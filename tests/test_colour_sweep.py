@@ -7,9 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from experiments.colour_report import colour_sweep_summary as summary
 from experiments.plots import colour_sweep as plot
-from experiments.report import colour_sweep_summary as summary
-from experiments.tasks.colour_sweep import COLUMNS, greedy_point, seed_colours
+from experiments.tasks.colour_sweep import COLUMNS
+from puzzles.edge_matching.seed_sweep import greedy_point
+from puzzles.edge_matching.sweep import seed_colours
 
 ROOT = Path(__file__).resolve().parents[1]
 

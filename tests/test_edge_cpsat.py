@@ -1,7 +1,7 @@
 """The CP-SAT count of perfect edge-matching boards against a brute-force enumerator on tiny boards.
 
 Boards are counted distinct as read per cell: (the piece's class, the four colours it shows), where
-pieces equal under an allowed turn are one class (see puzzles/edge_matching/solvers/cpsat.py).
+pieces equal under an allowed turn are one class (see tests/edge_cpsat_model.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from puzzles.edge_matching.board import turn_table
 
 pytest.importorskip("ortools", reason="the 'exact' extra is not installed")
 
-from puzzles.edge_matching.solvers.cpsat import count_perfect, solve_perfect
+from tests.edge_cpsat_model import count_perfect, solve_perfect
 
 
 def cut(across, down, seed: int, turns: bool):

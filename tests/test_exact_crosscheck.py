@@ -1,6 +1,6 @@
 """Both exact searches against a referee written here, on thousands of random small boards (issue 31).
 
-The perfect search (puzzles/edge_matching/solvers/perfect_search.py: a count of distinct perfect boards, or "none") and the
+The perfect search (puzzles/edge_matching/solvers/perfect_search/: a count of distinct perfect boards, or "none") and the
 deepening search (puzzles/edge_matching/solvers/backtrack.py: the optimum, the fewest unmatched joins) are compared with a
 plain depth-first search over cells, row by row, that knows nothing of either: no colour balance, no
 symmetry, no candidate lists beyond a dict by (left, top) colours. Every n x m board with 2 <= n <= 4
@@ -332,16 +332,34 @@ PARTS = 4  # tests that pytest-xdist runs side by side (as one test it took 164 
 KINDS = 8  # `boards` cycles turning or not and its 4 kinds every 8 boards: parts take blocks of 8
 
 
-@pytest.mark.parametrize("part", range(PARTS))
-def test_both_exact_searches_agree_with_the_referee_on_thousands_of_boards(part):
+SAMPLE = 24  # the fast tier's share: one block of KINDS boards in SAMPLE, every kind and size still met
+
+
+def cross_check(part: int, parts: int) -> tuple[Counter, list[str], float]:
+    """Check every `parts`-th block of boards from block `part`: the tally, the disagreements, the time."""
     started = time.perf_counter()
     rng = np.random.default_rng([7, part])
     tally: Counter = Counter()
     wrong: list[str] = []
     for k, (name, table, n, m, pre, witness) in enumerate(boards(PER_SIZE)):
-        if k // KINDS % PARTS == part:
+        if k // KINDS % parts == part:
             wrong += check(name, table, n, m, pre, witness, rng, tally)
-    seconds = time.perf_counter() - started
+    return tally, wrong, time.perf_counter() - started
+
+
+def test_both_exact_searches_agree_with_the_referee_on_a_sample_of_boards():
+    """The fast tier's share of the cross-check below: about a hundred boards of every size and kind."""
+    tally, wrong, _ = cross_check(0, SAMPLE)
+    assert not wrong, "\n".join(wrong[:20])
+    assert tally["boards"] >= 2000 // SAMPLE
+    assert tally["with a perfect board"] >= 10 and tally["with none"] >= 10
+    assert tally["refereed optima above 1"] >= 200 // SAMPLE
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("part", range(PARTS))
+def test_both_exact_searches_agree_with_the_referee_on_thousands_of_boards(part):
+    tally, wrong, seconds = cross_check(part, PARTS)
     print(
         f"\nexact cross-check, part {part} of {PARTS}: {tally['boards']} boards checked in {seconds:.1f} s, "
         f"{len(wrong)} disagreements; "

@@ -1,4 +1,5 @@
-"""The README's "Extending puzzlelab" examples run as written: each is a module and a YAML."""
+"""The project's copies of docs/extending.md's examples run through the app: each is a module and a YAML
+(tests/test_extending_page.py runs the page's own code blocks)."""
 
 from __future__ import annotations
 

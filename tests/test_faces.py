@@ -57,3 +57,27 @@ def test_a_class_that_lacks_a_member_fails_the_protocol():
 
     assert not isinstance(Half(), PROTOCOL[Face.FITNESS])
     assert not isinstance(Half(), PROTOCOL[Face.LOCAL_SEARCH])
+
+
+def test_offers_never_promises_a_face_the_pieces_rule_out(tmp_path):
+    """Pieces with no grey frame give no local-search face: the instance does not offer it (its class
+    does), and the app refuses a compiled optimiser in one line before any work."""
+    from experiments.pairing import offers
+    from puzzles.edge_matching import EdgeMatching
+    from tests.test_experiment_run import run_app
+
+    path = tmp_path / "no_frame.txt"
+    path.write_text("# size: 2\n# order: left top right bottom\n1 2 3 4\n2 3 4 1\n3 4 1 2\n4 1 2 3\n")
+    puzzle = EdgeMatching(generator="file", pieces_file=str(path), fix_centre=False)
+    assert Face.LOCAL_SEARCH in offers(EdgeMatching) and Face.LOCAL_SEARCH not in offers(puzzle)
+    assert puzzle.local_search() is None and Face.BOARD in offers(puzzle)
+    proc = run_app(
+        "puzzle=edge_matching",
+        "puzzle.generator=file",
+        f"puzzle.pieces_file={path}",
+        "puzzle.fix_centre=false",
+        "optimizer=sa_compiled",
+        f"hydra.run.dir={tmp_path / 'run'}",
+    )
+    assert proc.returncode != 0 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "needs a local-search face, which puzzle=edge_matching does not offer with these pieces" in proc.stderr

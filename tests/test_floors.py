@@ -1,6 +1,8 @@
 """The floors (shared design, issue 32): core/ < heuristics/ < puzzles/ < experiments/. A module imports
 only from its own floor and the ones below, so heuristics/ (generic engines) never imports a puzzle, nor
-the puzzle families' own solvers, and core/ imports neither."""
+the puzzle families' own solvers, and core/ imports neither. Nor do heuristics/ and experiments/ tie
+themselves to a family by name (its path, its solvers' and pipelines' names): they reach it through
+the faces a puzzle offers."""
 
 import ast
 from pathlib import Path
@@ -31,3 +33,57 @@ def test_a_floor_imports_only_itself_and_the_floors_below(floor):
         if _imports(path) - BELOW[floor]
     }
     assert not above, f"imports from a floor above {floor}/: {sorted(above)}"
+
+
+FAMILY = "puzzles.edge_matching"  # a puzzle family: its solvers and pipelines are named only inside it
+WIRING = ("heuristics", "experiments")  # generic engines and wiring: they reach a family through its faces
+
+
+def _family_names() -> set[str]:
+    """What ties a module to the family by name: every class of its solvers and pipelines that declares
+    the face it needs (a solver or an optimiser: Beam, Breaks, Race, PlateauLNS...), each such class's
+    `name` and module that is no plain word (plateau_lns, perfect_search, board_file), and the family's
+    own path. Plain words (beam, race, breaks, greedy) stay free: they say what generic code means too."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    modules = [importlib.import_module(f"{FAMILY}.pipelines"), importlib.import_module(f"{FAMILY}.solvers")]
+    solvers = modules[1]
+    modules += [
+        importlib.import_module(m.name) for m in pkgutil.walk_packages(solvers.__path__, f"{FAMILY}.solvers.")
+    ]
+    names = {FAMILY, FAMILY.replace(".", "/")}
+    for module in modules:
+        stem = module.__name__.rsplit(".", 1)[1]
+        names |= {stem} if "_" in stem else set()
+        for cls in vars(module).values():
+            if inspect.isclass(cls) and cls.__module__ == module.__name__ and hasattr(cls, "needs"):
+                names.add(cls.__name__)
+                label = getattr(cls, "name", "")
+                names |= {label} if isinstance(label, str) and "_" in label else set()
+    return names
+
+
+def test_the_family_names_what_the_floors_test_looks_for():
+    names = _family_names()
+    assert {"Beam", "Breaks", "Race", "Backtrack", "PlateauLNS", "Portfolio", "BeamRefine"} <= names
+    assert {"perfect_search", "plateau_lns", "beam_refine", "puzzles.edge_matching"} <= names
+
+
+@pytest.mark.parametrize("floor", WIRING)
+def test_generic_code_names_no_family_solver(floor):
+    """A tie by name is a tie the import floors cannot see: a start handed over as "race" and a dict of
+    the beam's settings, a task that imports the backtracker. Generic code names none of them, in code
+    or prose (word for word, case and all)."""
+    import re
+
+    pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, sorted(_family_names()))) + r")(?!\w)")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {match.group(1)}"
+        for path in sorted((ROOT / floor).rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        for match in [pattern.search(line)]
+        if match
+    ]
+    assert not found, "generic code names the family's solvers: " + "; ".join(found)

@@ -6,8 +6,8 @@ import pytest
 
 from core.errors import InputError
 from puzzles.pentomino import PentominoStrip
-from puzzles.pentomino_exhaustive import best_orders
 from puzzles.pieces import DATA
+from tests.pentomino_exhaustive import best_orders
 from tests.strip_bound import orders_within
 
 
@@ -62,6 +62,6 @@ def test_known_optima_of_the_fixed_strip(width, optimum, orders):
 @pytest.mark.slow
 @pytest.mark.parametrize("width, optimum, orders", [(6, 12, 144_839), (7, 10, 176_667)])
 def test_the_exhaustive_walk_finds_the_known_optima(width, optimum, orders):
-    """The project's own search (puzzles/pentomino_exhaustive.py) agrees; ~75 s of CPU, hence slow."""
+    """The project's own search (tests/pentomino_exhaustive.py) agrees; ~75 s of CPU, hence slow."""
     puzzle = PentominoStrip(width=width)
     assert best_orders(puzzle, optimum) == (optimum, orders)

@@ -7,8 +7,8 @@ import pytest
 
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
-from puzzles.edge_matching.solvers.cpsat import count_perfect
 from puzzles.edge_matching.solvers.perfect_search import ORDERS, Board, search
+from tests.edge_cpsat_model import count_perfect
 from tests.test_experiment_run import run_app
 
 CLUES = "puzzles/data/eternity2/clue{}.txt"

@@ -9,8 +9,7 @@ import pytest
 
 from benchmarks import perfect_search_before as before
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
-from puzzles.edge_matching.solvers import perfect_search
-from puzzles.edge_matching.solvers.perfect_search import ORDERS, Board, estimate_orders, search
+from puzzles.edge_matching.solvers.perfect_search import ORDERS, Board, estimate_orders, probe, race, search
 from tests.test_perfect_search import BOARDS, changed, is_perfect
 
 
@@ -77,7 +76,7 @@ def test_the_estimate_is_near_the_real_tree_and_repeats():
 
 @pytest.mark.parametrize("slice_nodes", [1 << 10, 1 << 22])
 def test_the_race_gives_the_same_answer_on_one_and_two_threads(slice_nodes, monkeypatch):
-    monkeypatch.setattr(perfect_search, "SLICE", slice_nodes)
+    monkeypatch.setattr(race, "SLICE", slice_nodes)
     for n, seed in ((6, 0), (6, 3), (7, 1)):
         puzzle = Eternity2Like(n=n, instance_seed=seed)
         board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="auto")
@@ -87,25 +86,25 @@ def test_the_race_gives_the_same_answer_on_one_and_two_threads(slice_nodes, monk
 
 
 def test_a_race_that_does_not_finish_in_its_rounds_hands_over_to_the_split(monkeypatch):
-    monkeypatch.setattr(perfect_search, "SLICE", 1 << 8)
-    monkeypatch.setattr(perfect_search, "HEDGE_ROUNDS", 2)
+    monkeypatch.setattr(race, "SLICE", 1 << 8)
+    monkeypatch.setattr(race, "HEDGE_ROUNDS", 2)
     puzzle = Eternity2Like(n=6, instance_seed=0)
     board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="auto")
     split = search(board, limit=1, threads=1)
-    assert split.nodes > 4 * perfect_search.SLICE  # longer than the race's two rounds of two orders
+    assert split.nodes > 4 * race.SLICE  # longer than the race's two rounds of two orders
     one, two = (search(board, limit=1, threads=t, portfolio=True) for t in (1, 2))
     assert one.boards and is_perfect(puzzle, *one.boards[0]) and one.order == board.order_name
-    assert same_answer(one, two) and one.nodes == split.nodes + 4 * perfect_search.SLICE  # the race's too
+    assert same_answer(one, two) and one.nodes == split.nodes + 4 * race.SLICE  # the race's too
     assert all((x == y).all() for x, y in zip(one.boards[0], split.boards[0], strict=True))
 
 
 def test_a_tree_long_to_walk_is_estimated_again_with_10x_the_dives(monkeypatch):
     puzzle = Eternity2Like(n=5, instance_seed=0)
     args = (puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced)
-    monkeypatch.setattr(perfect_search, "PROBES", 500)
+    monkeypatch.setattr(probe, "PROBES", 500)
     cheap = Board(*args, order="auto").estimates
     assert cheap == estimate_orders(*args, dives=500)  # below REFINE: the cheap estimate stays
-    monkeypatch.setattr(perfect_search, "REFINE", (0.0, float("inf")))
+    monkeypatch.setattr(probe, "REFINE", (0.0, float("inf")))
     refined = Board(*args, order="auto").estimates
     assert refined == estimate_orders(*args, dives=5000) != cheap
 

@@ -1,4 +1,4 @@
-"""plateau_lns (puzzles/edge_matching/plateau.py, heuristics/plateau_lns.py): destroy-and-repair that
+"""plateau_lns (puzzles/edge_matching/plateau.py, pipelines.py): destroy-and-repair that
 accepts equal and worse boards must still report a legal board the puzzle scores as it says, never end
 worse than its start, repeat a run under an evaluation budget, and say which operator did what.
 """
@@ -15,12 +15,13 @@ from core.errors import InputError
 from core.rng import make_rng
 from experiments import api
 from heuristics.chains import Chain
-from heuristics.kernels import BEST, CURRENT, KERNELS, PLATEAU_COUNTS
-from heuristics.plateau_lns import OPERATORS, PlateauLNS
+from heuristics.kernels import BEST, CURRENT, kernel_row
 from puzzles.edge_matching import board_moves as face
 from puzzles.edge_matching import plateau
 from puzzles.edge_matching.board_files import read_board
 from puzzles.edge_matching.eternity2 import Eternity2Like
+from puzzles.edge_matching.kernel_rows import PLATEAU_COUNTS
+from puzzles.edge_matching.pipelines import OPERATORS, PlateauLNS
 
 PARAMS = {
     "ops": 255,
@@ -36,7 +37,7 @@ PARAMS = {
 
 
 def test_the_kernel_row_holds_every_setting_the_optimiser_gives_and_room_for_every_weight():
-    row = KERNELS["plateau"]
+    row = kernel_row("plateau", Eternity2Like(n=6, instance_seed=1).local_search())  # the face's row
     assert set(row.settings) == set(PlateauLNS().params)
     assert row.control == plateau.WEIGHTS + len(OPERATORS)
 

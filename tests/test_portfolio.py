@@ -1,4 +1,4 @@
-"""optimizer=portfolio (heuristics/plateau_lns.py, Portfolio): the break backtracker and the beam race
+"""optimizer=portfolio (puzzles/edge_matching/pipelines.py, Portfolio): the break backtracker and the beam race
 for the start, then plateau_lns chains walk from the better board. Under a node and evaluation budget
 the same seed gives the same run; the board is legal and re-scored as reported, never worse than the
 start."""
@@ -61,14 +61,18 @@ def test_its_trace_opens_with_the_break_backtrackers_curve(tmp_path):
 
 
 def test_the_beam_takes_one_thread_of_the_start_and_beam_false_gives_them_all_to_the_breaks():
-    from heuristics.plateau_lns import Portfolio
+    from puzzles.edge_matching.pipelines import Portfolio
+    from puzzles.edge_matching.solvers.beam import Beam
+    from puzzles.edge_matching.solvers.breaks import Breaks
+    from puzzles.edge_matching.solvers.race import Race
 
     raced = Portfolio(threads=3)
-    assert raced.start == "race"
-    assert (
-        raced.start_settings()["breaks"]["threads"] == 2
-        and raced.start_settings()["beam"]["width"] == 200_000
-    )
-    assert Portfolio(threads=1).start_settings()["breaks"]["threads"] == 1  # both share the one core
+    assert isinstance(raced.start, Race) and raced.start.name == "breaks+beam"
+    breaks, beam = raced.start.solvers
+    assert isinstance(breaks, Breaks) and breaks.threads == 2
+    assert isinstance(beam, Beam) and beam.width == 200_000
+    assert raced.start.spare is not None and raced.start.spare.threads == 1
+    one = Portfolio(threads=1).start
+    assert isinstance(one, Race) and one.solvers[0].threads == 1  # both share the one core
     alone = Portfolio(threads=3, beam=False)
-    assert alone.start == "breaks" and alone.start_settings()["threads"] == 3
+    assert isinstance(alone.start, Breaks) and alone.start.threads == 3

@@ -10,7 +10,7 @@ import pytest
 
 from puzzles.edge_matching.eternity2 import Eternity2Like
 from puzzles.edge_matching.solvers import race as race_module
-from puzzles.edge_matching.solvers import starting_solver
+from puzzles.edge_matching.solvers import raced, starting_solver
 from puzzles.edge_matching.solvers.beam import Beam
 from puzzles.edge_matching.solvers.breaks import Breaks
 from puzzles.edge_matching.solvers.race import SPARE_SEED, Race
@@ -46,13 +46,17 @@ def test_a_tie_goes_to_the_first_solver():
     assert "beam's board kept" in built.note and "second's" not in built.note
 
 
-def test_the_face_builds_it_by_name_with_each_solvers_settings():
-    race = starting_solver("race", {"breaks": {"threads": 1, "finish_width": 7}, "beam": {"width": 9}})
+def test_built_from_each_solver_and_by_name_with_their_own_defaults():
+    race = raced(Breaks(threads=1, finish_width=7), Beam(width=9))
     assert isinstance(race, Race) and race.name == "breaks+beam"
     breaks, beam = race.solvers
     assert isinstance(breaks, Breaks) and breaks.finish_width == 7
     assert isinstance(beam, Beam) and beam.width == 9
     assert race.seeded(3).solvers[1].seed == 3
+    assert race.spare is not None and (race.spare.threads, race.spare.finish_width) == (1, 7)
+    named = starting_solver("race")
+    assert isinstance(named, Race) and [s.name for s in named.solvers] == ["breaks", "beam"]
+    assert (named.solvers[1].width, named.solvers[0].finish_width) == (Beam().width, Breaks().finish_width)
 
 
 def test_once_one_solves_the_board_the_others_stop():
@@ -81,7 +85,7 @@ def test_a_thread_whose_solver_ends_early_runs_the_spare_for_the_time_left(monke
     a node budget (each solver runs its own work) no spare runs."""
     monkeypatch.setattr(race_module, "threads_available", lambda: 2)
     puzzle = Eternity2Like(n=10, instance_seed=1)
-    race = starting_solver("race", {"breaks": {"finish_width": 20}, "beam": {"width": 50, "max_width": 50}})
+    race = raced(Breaks(finish_width=20), Beam(width=50, max_width=50))
     race = race.seeded(3)
     assert race.spare is not None and race.spare.seed == 3 + SPARE_SEED != race.solvers[0].seed
     race.warm_up(puzzle)

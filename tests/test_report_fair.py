@@ -16,15 +16,8 @@ from matplotlib.ticker import MaxNLocator
 
 from experiments import plots
 from experiments.records import write_record
-from experiments.report import (
-    colour_sweep_comparison,
-    colour_sweep_verdicts,
-    failure_lines,
-    failures,
-    main,
-    report,
-    t_interval,
-)
+from experiments.colour_report import colour_sweep_comparison, colour_sweep_verdicts, t_interval
+from experiments.report import failure_lines, failures, main, report
 
 KINDS = {"sa": "fitness", "ga": "fitness", "beam": "construction", "hybrid": "priced move"}
 

@@ -107,7 +107,7 @@ def test_every_plot_draws_or_says_why_not(tmp_path, name, case):
         return
     try:
         fig = PLOTS[name](runs, traces, CASES[case])
-    except plots.NotDrawn as err:  # what the report catches and names (report.picture)
+    except plots.NotDrawn as err:  # what the report catches and names (plots.picture)
         assert case == "all failed", f"{name} drew nothing from {case} values: {err}"
         assert str(err).startswith("no ")
         return

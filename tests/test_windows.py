@@ -131,25 +131,24 @@ def test_bad_window_settings_are_refused_in_one_line(tmp_path, setting, message)
     assert "\n" not in str(refused.value)
 
 
-def test_beam_refine_names_its_beam_and_gives_it_its_share_of_a_time_budget(monkeypatch):
-    """The pipeline keeps its start as a name and settings; the puzzle's face builds the beam, within
-    the share of a time budget the pipeline grants it (none under an evaluation budget)."""
+def test_beam_refine_builds_its_beam_and_gives_it_its_share_of_a_time_budget(monkeypatch):
+    """The pipeline hands its start over as a built beam, settings and all; the puzzle's face builds
+    the board with it, within the share of a time budget the pipeline grants it (none under an
+    evaluation budget)."""
     from types import SimpleNamespace
 
-    from heuristics.compiled import BeamRefine
+    from puzzles.edge_matching.pipelines import BeamRefine
     from puzzles.edge_matching.solvers.beam import Beam
 
     refine = BeamRefine(width=50, max_width=500, beam_share=0.8)
-    assert (refine.start, refine.start_settings()) == (
-        "beam",
-        {"width": 50, "max_width": 500, "order": "rows"},
-    )
+    assert isinstance(refine.start, Beam)
+    assert (refine.start.width, refine.start.max_width, refine.start.order) == (50, 500, "rows")
     assert refine.start_seconds(SimpleNamespace(budget=SimpleNamespace(seconds=10.0))) == 8.0
     assert refine.start_seconds(SimpleNamespace(budget=SimpleNamespace(seconds=None))) is None
     given = []
     construct = Beam.construct
     monkeypatch.setattr(Beam, "construct", lambda self, p, s=None: given.append(s) or construct(self, p, s))
-    built = Eternity2Like().local_search(refine.start, refine.start_settings()).built
+    built = Eternity2Like().local_search(refine.start).built
     built(np.random.default_rng(0), 8.0)
     built(np.random.default_rng(0))
     assert given == [8.0, None]

@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-import numpy as np
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
@@ -32,9 +31,7 @@ from core.faces import Face
 from experiments.build import build, component_name, config_columns, settings
 from experiments.pairing import UnderBudget, as_builder, check_pair, needs
 from experiments.records import RunRecord, write_picture, write_record, write_table
-from puzzles.edge_matching import EdgeMatching, Layout, inner_edges
-from puzzles.edge_matching.board import MAX_COLOUR
-from puzzles.edge_matching.solvers.greedy import Greedy
+from experiments.schema import CONFIG_DIR, component
 
 TABLE = "colour_sweep.parquet"
 COLUMNS = [
@@ -54,45 +51,6 @@ COLUMNS = [
 FINISHED: dict[str, int | str | None] = {"evaluations": None, "stop_reason": "finished"}
 
 
-def seed_colours(n: int, points: int | None = None) -> list[int]:
-    """The seed's colour counts, 2 .. 2n(n-1); or `points` of them, spaced evenly on a log scale."""
-    top = inner_edges(n)
-    if points is None or points >= top - 1:
-        return list(range(2, top + 1))
-    return sorted({int(round(c)) for c in np.geomspace(2, top, points)})
-
-
-def puzzle_for(n: int, colours: int, instance_seed: int, **options) -> EdgeMatching:
-    """The seed's instance: its generator and rules (unless `options` say otherwise)."""
-    kwargs = {"generator": "seed", "rotations": False, "fix_centre": True, **options}
-    return EdgeMatching(n=n, colours=colours, instance_seed=instance_seed, **kwargs)
-
-
-def point(
-    puzzle: EdgeMatching, layout: Layout, optimizer: str, seconds: float, cpu_seconds: float
-) -> dict[str, Any]:
-    """One row of the table: what was solved, by whom, both scores, and the time it took (wall, CPU)."""
-    scores = puzzle.score_layout(layout)
-    return {
-        "n": puzzle.n,
-        "colours": puzzle.colours,
-        "optimizer": optimizer,
-        "instance_seed": puzzle.instance_seed,
-        **{k: scores[k] for k in ("match_rate", "edge_score", "unmatched_edges", "duplicates")},
-        "seconds": seconds,
-        "cpu_seconds": cpu_seconds,
-    }
-
-
-def greedy_point(n: int, colours: int, instance_seed: int, seed_faithful: bool, **options) -> dict[str, Any]:
-    """Make the seed's instance and solve it with the greedy (the board is checked); seconds: the solve."""
-    puzzle = puzzle_for(n, colours, instance_seed, **options)
-    solver = Greedy(seed_faithful)
-    start, cpu_start = time.perf_counter(), time.process_time()
-    layout = solver.solve(puzzle)
-    return point(puzzle, layout, solver.name, time.perf_counter() - start, time.process_time() - cpu_start)
-
-
 def solver_kind(optimizer) -> str:
     """The solver's kind, which picks its colour counts and budget: constructive (builds a board),
     compiled (counts priced moves on the local-search face) or metaheuristic (the fitness face)."""
@@ -108,9 +66,16 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def sweep_of(base: dict[str, Any]) -> Any:
+    """The puzzle class the config names, which knows its colour counts (`sweep_colours`,
+    `colour_limits`) and its table rows (`sweep_point`): the family's side of the sweep."""
+    return component(base["_target_"], CONFIG_DIR) if "_target_" in base else None
+
+
 def check_puzzle(cfg: DictConfig, base: dict[str, Any]) -> None:
-    """The sweep varies a generated edge-matching board's colour count: the puzzle must take n and colours."""
-    if "n" not in base or "colours" not in base:
+    """The sweep varies a generated edge-matching board's colour count: the puzzle must take n and
+    colours, and say which counts a board takes."""
+    if "n" not in base or "colours" not in base or not hasattr(sweep_of(base), "sweep_colours"):
         chosen = OmegaConf.select(cfg, "choices.puzzle") or base.get("_target_", "?")
         raise InputError(
             f"task=colour_sweep sweeps the colour count of an edge-matching board, which puzzle={chosen} "
@@ -179,7 +144,7 @@ class ColourSweep:
         """
         if base.get("generator") == "file":
             return [base["colours"]]
-        n = int(base["n"])
+        n, sweep = int(base["n"]), sweep_of(base)
         if n < 2:
             smallest = (
                 "puzzle.n >= 3 (odd: puzzle.fix_centre=true)" if base.get("fix_centre") else "puzzle.n >= 2"
@@ -187,7 +152,7 @@ class ColourSweep:
             raise InputError(
                 f"puzzle.n={n} leaves no inner edge to colour; the colour sweep needs {smallest}"
             )
-        most = min(inner_edges(n), MAX_COLOUR)
+        edges, most = sweep.colour_limits(n)
         if self.colours is not None:
             for c in self.colours:
                 if not _whole(c):
@@ -197,11 +162,11 @@ class ColourSweep:
                 if not 1 <= c <= most:
                     raise InputError(
                         f"task.colours: {c} colours cannot be dealt on a {n} x {n} board's "
-                        f"{inner_edges(n)} inner edges; list counts from 1 to {most}"
+                        f"{edges} inner edges; list counts from 1 to {most}"
                     )
             return list(self.colours)
         points = {"constructive": self.points, "metaheuristic": self.optimizer_points}
-        return seed_colours(n, points.get(kind, self.compiled_points))
+        return list(sweep.sweep_colours(n, points.get(kind, self.compiled_points)))
 
     def budget(self, cfg: DictConfig, kind: str) -> DictConfig:
         """The run's budget node; a compiled optimiser's evaluations are task.compiled_evaluations if set."""
@@ -235,7 +200,7 @@ class ColourSweep:
             layout = solver.solve(puzzle)
             seconds, cpu_seconds = time.perf_counter() - clock, time.process_time() - cpu_clock
             cost = solver.cost if isinstance(solver, UnderBudget) else FINISHED
-            rows.append({**point(puzzle, layout, name, seconds, cpu_seconds), **cost})
+            rows.append({**puzzle.sweep_point(layout, name, seconds, cpu_seconds), **cost})
             if colours in self.pictures:
                 write_picture(puzzle.draw(layout), run_dir / f"board_colours={colours}.png")
         table = pd.DataFrame(rows)

@@ -32,7 +32,6 @@ from experiments.records import (
     write_record,
     write_table,
 )
-from experiments.tasks import exact_boards
 from heuristics import exact_backends
 from heuristics.exact_cover import solution_limit
 
@@ -47,7 +46,7 @@ class Exact:
         draw: keep this many solutions of each case for the puzzle's pictures.
         count: count every solution of each case (puzzles whose figures need every solution
             always find them all).
-        max_nodes, seconds: edge-matching boards only (experiments/tasks/exact_boards.py): stop the
+        max_nodes, seconds: a board puzzle only (its `exact_report`, e.g. edge matching's): stop the
             search there and report what it proved.
         threads: an edge-matching board's search threads (null: every core); the same answer on any number.
     """
@@ -117,14 +116,13 @@ class Exact:
         if Face.EXACT in offers(puzzle):
             table, answers = self.table(puzzle, progress=cfg.progress)
             report = puzzle.report(table, answers)
-            for name, content in report.files.items():
-                write_file(run_dir / name, content)
-            figures, text = report.figures, report.text
-        else:
-            figures, layouts = exact_boards.answer_board(
-                puzzle, self.limit, self.draw, self.max_nodes, self.seconds, self.threads, cfg.progress
+        else:  # a board puzzle answers by its own exact search (ConstructivePuzzle.exact_report)
+            report = puzzle.exact_report(
+                self.limit, self.draw, self.max_nodes, self.seconds, self.threads, cfg.progress
             )
-            text = exact_boards.write_answer(puzzle, figures, layouts, run_dir)
+        for name, content in report.files.items():
+            write_file(run_dir / name, content)
+        figures, text = report.figures, report.text
         if interrupt.requested():
             figures = {**figures, "stop_reason": "interrupted"}
         record = RunRecord(

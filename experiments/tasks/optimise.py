@@ -11,14 +11,13 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from core import interrupt
-from core.faces import Construction, Face, FitnessPuzzle
+from core.faces import Construction, Describing, FitnessPuzzle, Printable, WithRunFiles
 from core.space import Result
 from experiments.build import build, component_name, config_columns, make_budget
 from experiments.live import LiveLine
-from experiments.pairing import Built, as_optimizer, check_pair, evaluation_kind, local_search_face, offers
+from experiments.pairing import Built, as_optimizer, check_pair, evaluation_kind, local_search_face
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
 from heuristics.minimize import minimize
-from puzzles.edge_matching.board_files import write_board_files
 
 
 def first_reach(trace: pd.DataFrame, target: float | None) -> tuple[float | None, float | None]:
@@ -108,7 +107,7 @@ class Optimise:
         budget = make_budget(cfg.budget, puzzle.known_optimum)
         puzzle.fitness(puzzle.space.identity())  # compile (or load numba's cache) outside the clock
         face = local_search_face(puzzle, chosen)
-        describe = getattr(puzzle, "describe", lambda value: f"{value:g}")
+        describe = puzzle.describe if isinstance(puzzle, Describing) else (lambda value: f"{value:g}")
         with LiveLine(f"{optimizer.name} seed {cfg.seed}", budget, describe, cfg.progress) as line:
             result = minimize(
                 puzzle.fitness, puzzle.space, optimizer, budget, int(cfg.seed), line.seen, face=face
@@ -120,10 +119,10 @@ class Optimise:
         record = run_record(cfg, puzzle, chosen, built, result, trace)
         layout = puzzle.decode(result.best_genome)
         write_picture(puzzle.draw(layout), run_dir / "best.png")
-        if Face.BOARD in offers(puzzle):  # the board as text anyone can check (edge_matching/board_files.py)
-            write_board_files(puzzle, layout, run_dir)
+        if isinstance(puzzle, WithRunFiles):  # a puzzle's own files (its board as text)
+            puzzle.write_run_files(run_dir, layout)
         row = write_record(run_dir, record, trace)
-        if cfg.progress and hasattr(puzzle, "text"):
+        if cfg.progress and isinstance(puzzle, Printable):
             print(puzzle.text(layout))
         return row
 

@@ -1,6 +1,7 @@
 """Edge matching (seed 001's pseudo Eternity II, and Eternity II's rules), all in one package.
 
-    board.py        the vocabulary: sides, turn tables, `Layout`, hints, the edge rule `unmatched_edge`
+    board.py        the vocabulary: sides, turn tables, `Layout`, hints, neighbours, grey patterns and
+                    the edge rule `unmatched_edge` (`unmatched_join` inside compiled kernels)
     instances.py    generated instances (the seed's palette cycles, uniform) and `Instance`
     piece_files.py  piece lists as text files (published instances such as Eternity II)
     board_files.py  boards as text files (a run's best_board.txt, read back as a start)
@@ -12,10 +13,16 @@
     board_moves.py  the local-search face: a compact board state and compiled swaps and turns
     vlns.py         the face's large step: an exact reassignment of non-adjacent cells
     windows.py      the face's window kernel: blocks of cells lifted and re-filled exactly
-    solvers/        the family's own solvers: greedy, beam, backtrack, perfect_search, cpsat, board_file
+    plateau.py      the face's plateau kernel: destroy-and-repair that walks plateaus
+    kernel_rows.py  the face's rows of the kernel table (window, plateau: settings and control slots)
+    pipelines.py    the family's optimisers: beam_refine, plateau_lns, portfolio (a built start, then chains)
+    exact_boards.py task=exact on a board: perfect boards counted, or the optimum proved
+    sweep.py        the colour sweep's colour counts and rows (seed_sweep.py: the seed's instance by hand)
+    solvers/        the family's own solvers: greedy, beam, backtrack, perfect_search, board_file
 
 An inner edge is unmatched when its two sides differ or carry the border colour 0: that rule is
-`board.unmatched_edge`, used by the compiled fitness, the scores, the pictures and the backtracker.
+`board.unmatched_edge`, used by the compiled fitness, the scores, the pictures, the local-search face
+and every solver.
 """
 
 from puzzles.edge_matching.board import Layout, colour_board, inner_edges, turn_layout, turn_table

@@ -11,11 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import overload
 
+import numba
 import numpy as np
 
 from core.errors import InputError
 
 LEFT, TOP, RIGHT, BOTTOM = 0, 1, 2, 3
+DR = (0, -1, 0, 1)  # row and column steps to the neighbour across side s: [left, top, right, bottom]
+DC = (-1, 0, 1, 0)
+EMPTY = -1  # an empty cell, a missing neighbour
 MAX_COLOUR = 2**15 - 1  # the compiled fitness packs a piece's four colours in one 64-bit word
 
 
@@ -37,6 +41,31 @@ def unmatched_edge(
     and compiled loops (wrap it once with `numba.njit(inline="always")`; it costs nothing there).
     """
     return (a != b) | (a == 0)
+
+
+unmatched_join = numba.njit(inline="always")(unmatched_edge)  # the rule inside compiled kernels
+
+
+def neighbours(n: int, m: int) -> np.ndarray:
+    """nb[cell, s]: the cell across side s ([left, top, right, bottom]) of each cell, EMPTY off the board."""
+    rows, cols = np.divmod(np.arange(n * m), m)
+    nb = np.full((n * m, 4), EMPTY, np.int64)
+    for s in range(4):
+        r, c = rows + DR[s], cols + DC[s]
+        inside = (r >= 0) & (r < n) & (c >= 0) & (c < m)
+        nb[inside, s] = r[inside] * m + c[inside]
+    return nb
+
+
+def grey_patterns(table: np.ndarray, n: int, m: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each orient's grey pattern (a bit per grey side, orient = piece * turns + turn, from a turn
+    table[piece, turn, side]) and each cell's (a bit per side off the board) on n rows of m cells
+    (m = n: a square). A piece fits a cell, grey sides out, when the two patterns are equal."""
+    m = n if m is None else m
+    orients = ((table == 0) * (1 << np.arange(4))).sum(axis=2).ravel()
+    rows, cols = np.divmod(np.arange(n * m), m)
+    off = np.stack([cols == 0, rows == 0, cols == m - 1, rows == n - 1], axis=1)
+    return orients.astype(np.int64), (off * (1 << np.arange(4))).sum(axis=1).astype(np.int64)
 
 
 def inner_edges(n: int, m: int | None = None) -> int:

@@ -40,7 +40,7 @@ from numba.extending import overload
 
 from core.errors import InputError
 from core.rng import randint, uniform
-from puzzles.edge_matching.board import turn_table
+from puzzles.edge_matching.board import neighbours, turn_table, unmatched_join
 
 CORNER, FRAME, INNER = 2, 1, 0  # a piece's class = its number of grey sides
 
@@ -144,21 +144,9 @@ def cell_classes(n, m):
     return cls, out
 
 
-def neighbours(n, m):
-    """Neighbour cell of each cell on each side [left, top, right, bottom], -1 off the board."""
-    nbr = np.full((n * m, 4), -1, np.int32)
-    for r in range(n):
-        for c in range(m):
-            x = r * m + c
-            if c > 0:
-                nbr[x, 0] = x - 1
-            if r > 0:
-                nbr[x, 1] = x - m
-            if c < m - 1:
-                nbr[x, 2] = x + 1
-            if r < n - 1:
-                nbr[x, 3] = x + m
-    return nbr.ravel()
+def flat_neighbours(n, m):
+    """`board.neighbours` as the face stores it: int32, flat (``nbr[4 * cell + side]``)."""
+    return neighbours(n, m).astype(np.int32).ravel()
 
 
 def build_instance(pieces, n, m, fixed=None, turns=True, **mix):
@@ -197,7 +185,7 @@ def build_instance(pieces, n, m, fixed=None, turns=True, **mix):
         n,
         m,
         turn_table(pieces).astype(np.int32).ravel(),
-        neighbours(n, m),
+        flat_neighbours(n, m),
         ccls,
         out,
         pcls,
@@ -372,8 +360,8 @@ def check_state(inst, st):
 
 @njit(inline="always")
 def _unmatched(c1, c2):
-    """1 when a join does not count: colours differ or the shared colour is grey (branch-free)."""
-    return np.int64((c1 != c2) | (c1 == 0))
+    """1 when a join does not count (`board.unmatched_edge`), as an int64."""
+    return np.int64(unmatched_join(c1, c2))
 
 
 @njit(cache=True)

@@ -8,9 +8,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from puzzles.edge_matching.board import MAX_COLOUR, unmatched_edge
-
-unmatched = numba.njit(inline="always")(unmatched_edge)
+from puzzles.edge_matching.board import MAX_COLOUR
+from puzzles.edge_matching.board import unmatched_join as unmatched
 
 
 @numba.njit(cache=True, nogil=True)

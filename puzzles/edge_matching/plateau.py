@@ -7,7 +7,7 @@ probability exp(-d / T) (T = 1: 0.37 for one join, 0.14 for two), goes back to t
 `patience` iterations without a new best, and learns which way of freeing cells pays (operator
 weights, scored and decayed as in ALNS). The board walks its plateau instead of sitting on it.
 
-Operators (heuristics.kernels.PLATEAU_OPERATORS, in this order; the `ops` setting is a bit mask of the ones in play):
+Operators (kernel_rows.PLATEAU_OPERATORS, in this order; the `ops` setting is a bit mask of the ones in play):
   square  a random 4 x 4 square;        worst   the 5 x 5 window with the most unmatched joins;
   grow    a region grown at random from a mismatch (16 to `region` cells);
   path    the cells on an L path between two nearby mismatches and around its ends;
@@ -21,7 +21,7 @@ annealed (swaps and turns among the freed cells only, `moves` per cell, T from t
 best refill of the anneal is the result.
 
 `plateau_search` keeps the kernel contract of heuristics/kernels.py (its settings: the `plateau` row
-of KERNELS); one evaluation is one priced move (an anneal's move, a twin swap) or placement (the exact
+of kernel_rows.py); one evaluation is one priced move (an anneal's move, a twin swap) or placement (the exact
 re-fill). Its own control slots: ctl[SINCE] iterations since the last new best, ctl[READY] 1 once the
 weights are set, then per operator the PLATEAU_STATS counts (ctl[COUNTS + 4 * op + s]) and its weight
 x WEIGHT_ONE (ctl[WEIGHTS + op]).
@@ -35,23 +35,7 @@ import numpy as np
 from numba import njit
 
 from core.rng import randint, uniform
-from heuristics.kernels import (
-    BEST,
-    CURRENT,
-    EVALS,
-    PLATEAU,
-    PLATEAU_OPERATORS,
-    PLATEAU_STATS,
-)
-from heuristics.kernels import (
-    PLATEAU_COUNTS as COUNTS,
-)
-from heuristics.kernels import (
-    PLATEAU_READY as READY,
-)
-from heuristics.kernels import (
-    PLATEAU_SINCE as SINCE,
-)
+from heuristics.kernels import BEST, CURRENT, EVALS
 from puzzles.edge_matching.board_moves import (
     INNER,
     _best_turn,
@@ -60,6 +44,20 @@ from puzzles.edge_matching.board_moves import (
     delta,
     forced_rotation,
     turning,
+)
+from puzzles.edge_matching.kernel_rows import (
+    PLATEAU,
+    PLATEAU_OPERATORS,
+    PLATEAU_STATS,
+)
+from puzzles.edge_matching.kernel_rows import (
+    PLATEAU_COUNTS as COUNTS,
+)
+from puzzles.edge_matching.kernel_rows import (
+    PLATEAU_READY as READY,
+)
+from puzzles.edge_matching.kernel_rows import (
+    PLATEAU_SINCE as SINCE,
 )
 from puzzles.edge_matching.windows import _cost_around, _mismatched_cell, _window, resolve
 

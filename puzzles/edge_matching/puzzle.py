@@ -34,13 +34,15 @@ The fitness optimisers minimise is the number of unmatched inner edges (0 for a 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from core.errors import InputError
-from core.faces import ConstructiveSolver, Face, LocalSearchFace
+from core.exact import ExactReport
+from core.faces import ConstructiveSolver, Face, LocalSearchFace, Offers
 from core.space import PermutationSpace
 from puzzles.edge_matching.board import (
     GreyRules,
@@ -54,6 +56,8 @@ from puzzles.edge_matching.board import (
 from puzzles.edge_matching.fitness import fitness_plan, plan_unmatched
 from puzzles.edge_matching.instances import Instance, file_instance, generated_instance
 from puzzles.edge_matching.scores import board_scores
+
+LOCAL_FACES = frozenset({Face.LOCAL_SEARCH, Face.WINDOWS})  # what pieces with no grey frame rule out
 
 
 def _preplaced_rows(hints, instance: Instance, fix_centre: bool) -> list[tuple[int, int, int]]:
@@ -142,7 +146,10 @@ class EdgeMatching:
     """
 
     name = "edge_matching"
-    offers = frozenset({Face.FITNESS, Face.LOCAL_SEARCH, Face.WINDOWS, Face.BOARD})
+    offers = Offers(
+        frozenset({Face.FITNESS, Face.LOCAL_SEARCH, Face.WINDOWS, Face.BOARD}),
+        denied=lambda puzzle: frozenset() if puzzle.face_instance is not None else LOCAL_FACES,
+    )
     score_name = "unmatched edges"
     instance_keys: tuple[str, ...] = ("instance_seed",)
 
@@ -183,27 +190,35 @@ class EdgeMatching:
         _check_preplaced(self.preplaced, rotations)
         self._tables()
 
-    def local_search(
-        self, start: str = "random", start_settings: Mapping[str, Any] | None = None
-    ) -> LocalSearchFace | None:
+    @cached_property
+    def face_instance(self) -> Any:
+        """The local-search face's data, or None where a cell has no piece of its kind (no such face)."""
+        from puzzles.edge_matching.board_moves import build_instance
+
+        fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
+        try:
+            return build_instance(self.sides, self.n, self.m, fixed=fixed, turns=self.rotations)
+        except InputError:
+            return None
+
+    def local_search(self, start: str | ConstructiveSolver = "random") -> LocalSearchFace | None:
         """The compiled local-search face, when the pieces' grey sides give every cell a piece of its
         kind: with turns, its class (corner, frame, inner); without, its grey pattern (None otherwise).
 
-        start: the face's start by name (an optimiser's `optimizer.start`): "random" (the face's random
-        board) or a built one, whose board made legal is the face's `built` start: "greedy", "beam"
-        (`start_settings`: its width, max_width, order) or a board file's path (the family's own
-        solvers build them: puzzles/edge_matching/solvers/, `starting_solver`).
+        start: "random" (the face's random board), or the constructive solver whose board, made legal,
+        is the face's `built` start: given built (a pipeline's, pipelines.py), or by name (an optimiser's
+        `optimizer.start`: greedy, beam, breaks, race, or a board file's path; `solvers.starting_solver`,
+        each with its solver's own defaults). Its `kernels` are the family's rows (kernel_rows.py).
         """
         from puzzles.edge_matching import board_moves as face
+        from puzzles.edge_matching.kernel_rows import PLATEAU, WINDOW, bound
         from puzzles.edge_matching.plateau import plateau_search_compiled
         from puzzles.edge_matching.solvers import starting_solver
         from puzzles.edge_matching.vlns import vlns_descent
         from puzzles.edge_matching.windows import window_search_compiled
 
-        fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
-        try:
-            inst = face.build_instance(self.sides, self.n, self.m, fixed=fixed, turns=self.rotations)
-        except InputError:
+        inst = self.face_instance
+        if inst is None:
             return None
         return LocalSearchFace(
             face.propose if self.rotations else face.propose_fixed,
@@ -216,9 +231,56 @@ class EdgeMatching:
             repair=vlns_descent,
             built=None
             if start == "random"
-            else _built_start(self, inst, starting_solver(start, start_settings)),
-            kernels={"window": window_search_compiled, "plateau": plateau_search_compiled},
+            else _built_start(self, inst, starting_solver(start) if isinstance(start, str) else start),
+            kernels={
+                "window": bound(WINDOW, window_search_compiled),
+                "plateau": bound(PLATEAU, plateau_search_compiled),
+            },
         )
+
+    def write_run_files(self, run_dir: Path, layout: Layout) -> None:
+        """A run's board as text anyone can check: best_board.txt, and the viewers' board_edges.txt on
+        the official set (board_files.py)."""
+        from puzzles.edge_matching.board_files import write_board_files
+
+        write_board_files(self, layout, run_dir)
+
+    def exact_report(
+        self,
+        limit: int | None,
+        draw: int,
+        max_nodes: int | None,
+        seconds: float | None,
+        threads: int | None,
+        progress: bool = False,
+    ) -> ExactReport:
+        """task=exact on this board: its perfect boards counted, or none proved and the optimum
+        (exact_boards.py)."""
+        from puzzles.edge_matching.exact_boards import exact_report
+
+        return exact_report(self, limit, draw, max_nodes, seconds, threads, progress)
+
+    @staticmethod
+    def sweep_colours(n: int, points: int | None = None) -> list[int]:
+        """task=colour_sweep's colour counts on an n x n board: the seed's, or `points` log-spaced (sweep.py)."""
+        from puzzles.edge_matching.sweep import seed_colours
+
+        return seed_colours(n, points)
+
+    @staticmethod
+    def colour_limits(n: int) -> tuple[int, int]:
+        """An n x n board's inner edges, and the most colours a sweep may deal on them."""
+        from puzzles.edge_matching.sweep import colour_limits
+
+        return colour_limits(n)
+
+    def sweep_point(
+        self, layout: Layout, optimizer: str, seconds: float, cpu_seconds: float
+    ) -> dict[str, Any]:
+        """The colour sweep's table row for this board solved by `optimizer` (sweep.py `point`)."""
+        from puzzles.edge_matching.sweep import point
+
+        return point(self, layout, optimizer, seconds, cpu_seconds)
 
     def genome_of_state(self, state: np.ndarray) -> np.ndarray:
         """The genome of a local-search state's board (its first n*m entries: piece * 4 + turns)."""

@@ -11,7 +11,7 @@ anywhere. This is the destroy-and-repair step of large neighbourhood search with
 `window_search` keeps the kernel contract of heuristics/kernels.py (state, best, home, rng, ctl,
 params, max moves, trace), so the chain driver runs, budgets, traces and exchanges it like SA; one
 evaluation is one candidate placement priced in the search tree. Its settings (the `window` row of
-`heuristics.kernels.KERNELS`): the window side, the most placements one re-solve may price (it then
+kernel_rows.py, which the face hands over): the window side, the most placements one re-solve may price (it then
 keeps the best re-fill found so far), the probability of a window on a mismatch, the lone cells that
 join a re-fill, the probability of a kick.
 """
@@ -22,8 +22,9 @@ import numpy as np
 from numba import njit
 
 from core.rng import randint, uniform
-from heuristics.kernels import BEST, CURRENT, EVALS, WINDOW
+from heuristics.kernels import BEST, CURRENT, EVALS
 from puzzles.edge_matching.board_moves import _unmatched, turn_allowed, turning
+from puzzles.edge_matching.kernel_rows import WINDOW
 
 SIZE, CAP, FOCUS, EXTRA, KICK, TARGET = map(WINDOW.slot, ("size", "cap", "focus", "extra", "kick", "target"))
 
@@ -155,6 +156,25 @@ def _outside_bound(inst, st, cells, pieces, inside, turns):
     return rest
 
 
+@njit(cache=True, inline="always")
+def _placement_cost(inst, st, x, o, d, inside, local, orient):
+    """Unmatched joins of orient o on window cell x (depth d) with the cells around the window and the
+    window's cells filled before it."""
+    N, add = inst.n * inst.m, 0
+    for s in range(4):
+        y = inst.nbr[4 * x + s]
+        if y < 0:
+            continue
+        if inside[y]:
+            j = local[y]
+            if orient[j] < 0 or j >= d:
+                continue
+            add += _unmatched(inst.rc[4 * o + s], inst.rc[4 * orient[j] + (s ^ 2)])
+        else:
+            add += _unmatched(inst.rc[4 * o + s], st[N + 4 * y + (s ^ 2)])
+    return add
+
+
 @njit(cache=True)
 def resolve(inst, st, rng, cells, cap, turns, slack=0):
     """Re-fill `cells` with their own pieces, at least as well as they stand; (change, placements priced).
@@ -206,18 +226,7 @@ def resolve(inst, st, rng, cells, cap, turns, slack=0):
                 continue
             priced += 1
             o = 4 * p + r
-            add = 0
-            for s in range(4):
-                y = inst.nbr[4 * x + s]
-                if y < 0:
-                    continue
-                if inside[y]:
-                    j = local[y]
-                    if orient[j] < 0 or j >= d:
-                        continue
-                    add += _unmatched(inst.rc[4 * o + s], inst.rc[4 * orient[j] + (s ^ 2)])
-                else:
-                    add += _unmatched(inst.rc[4 * o + s], st[N + 4 * y + (s ^ 2)])
+            add = _placement_cost(inst, st, x, o, d, inside, local, orient)
             if acc[d] + add + rest[d + 1] >= bound:
                 continue
             orient[d], used[i], acc[d + 1] = o, True, acc[d] + add

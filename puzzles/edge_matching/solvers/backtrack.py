@@ -10,7 +10,7 @@ which then fails (two zeros at most per edge; a 0 facing an empty cell leaves a 
 more 0 joins at no cost, so those are taken off first: the cross-check of tests/test_exact_crosscheck.py
 found a 4 x 2 board, no grey rule, whose optimum 1 the bound without them had pruned). The first step
 (k = 0), where a perfect board must put every grey side off the board (grey sides and border sides
-equally many), is the perfect search of perfect_search.py (`search`), which walks the same tree
+equally many), is the perfect search of perfect_search/ (`search`), which walks the same tree
 several times faster; the deepening starts at k = 1 when it proves there is none.
 
 Boards that admit a perfect or nearly perfect arrangement (every generated instance, with or
@@ -35,12 +35,19 @@ import numpy as np
 from core import interrupt
 from core.errors import InputError
 from core.faces import Construction, ConstructivePuzzle
-from puzzles.edge_matching.board import unmatched_edge
-from puzzles.edge_matching.solvers.beam import Beam, alarm, beam_search, grey_patterns
-from puzzles.edge_matching.solvers.greedy import DC, DR, EMPTY, BoardBuilder
-from puzzles.edge_matching.solvers.perfect_search import Board, neighbours, search, threads_available
+from puzzles.edge_matching.board import (
+    DC,
+    DR,
+    EMPTY,
+    grey_patterns,
+    neighbours,
+    unmatched_edge,
+    unmatched_join,
+)
+from puzzles.edge_matching.solvers.base import BoardBuilder, alarm, threads_available
+from puzzles.edge_matching.solvers.beam import Beam, beam_search
+from puzzles.edge_matching.solvers.perfect_search import Board, search
 
-_unmatched = numba.njit(inline="always")(unmatched_edge)
 STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
 RACE_CELLS = 100  # up to 10 x 10: the scan order chosen by estimate, the two best raced, then one split
 
@@ -77,7 +84,7 @@ def _cost(cell, p, r, n, m, piece, rot, table):
             bad += a == 0  # unmatched whatever comes
             continue
         b = table[piece[q], rot[q], (s + 2) % 4]
-        bad += (b != 0) & _unmatched(a, b)  # a 0 there was counted when it was placed
+        bad += (b != 0) & unmatched_join(a, b)  # a 0 there was counted when it was placed
     return bad
 
 
@@ -333,7 +340,7 @@ def solve_exact(
         grey_rule: search legal boards only, under Eternity II's rules (grey sides exactly on the rim;
             a perfect board always is).
         m: columns (n: a square board).
-        threads: the perfect search's threads (puzzles/edge_matching/solvers/perfect_search.py); the deepening runs on one.
+        threads: the perfect search's threads (puzzles/edge_matching/solvers/perfect_search/); the deepening runs on one.
         proved: a lower bound already proved (1: a perfect search found no perfect board), where the
             deepening starts; the perfect search is not walked again.
     """

@@ -28,11 +28,7 @@ Why: it is the strongest method the project has on Eternity II and near the phas
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numba
@@ -43,37 +39,22 @@ import numpy as np
 # starts its threads, so set here, before any beam runs (a value the user set is kept).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from core import interrupt, progress
+from core import progress
 from core.errors import InputError
 from core.faces import Construction, ConstructivePuzzle
-from puzzles.edge_matching.board import unmatched_edge
-from puzzles.edge_matching.solvers.greedy import DC, DR, BoardBuilder
+from puzzles.edge_matching.board import grey_patterns, unmatched_join
+from puzzles.edge_matching.solvers.base import BoardBuilder, alarm
+from puzzles.edge_matching.solvers.beam_tables import (
+    candidate_bounds,
+    check_fits,
+    colour_lists,
+    keep_schedule,
+    pools,
+    ring_slots,
+)
 
 WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the official set 22 s on 2 cores
 SERIAL_WORK = 1_000_000  # a beam that prices at most this many candidates runs on one thread
-
-
-def grey_patterns(table: np.ndarray, n: int, m: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Each orient's grey pattern (a bit per grey side, orient = piece * turns + turn, from a turn
-    table[piece, turn, side]) and each cell's (a bit per side off the board) on n rows of m cells
-    (m = n: a square)."""
-    m = n if m is None else m
-    orients = ((table == 0) * (1 << np.arange(4))).sum(axis=2).ravel()
-    rows, cols = np.divmod(np.arange(n * m), m)
-    off = np.stack([cols == 0, rows == 0, cols == m - 1, rows == n - 1], axis=1)
-    return orients.astype(np.int64), (off * (1 << np.arange(4))).sum(axis=1).astype(np.int64)
-
-
-def _check_fits(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int) -> None:
-    """Refuse, in one line, pieces that cannot fill the board's border (too few of some kind)."""
-    for pattern in np.unique(cell_pattern):
-        fit = len(np.unique(np.flatnonzero(orient_pattern == pattern) // turns))
-        if fit < (cell_pattern == pattern).sum():
-            raise InputError(
-                f"beam search needs a piece whose grey sides face out for every border cell; only {fit} "
-                f"pieces fit the {(cell_pattern == pattern).sum()} cells of one kind: use a compiled "
-                "optimizer (optimizer=sa_compiled)"
-            )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -104,9 +85,6 @@ def _select(cost, keep):
     return chosen[:keep]
 
 
-_unmatched_edge = numba.njit(inline="always")(unmatched_edge)
-
-
 @numba.njit(cache=True, inline="always")
 def _unmatched(table, facing, orient):
     """Joins of the orient with its placed neighbours (facing: the colour each shows, -1: none)
@@ -114,7 +92,7 @@ def _unmatched(table, facing, orient):
     turns, add = table.shape[1], 0
     for s in range(4):
         if facing[s] >= 0:
-            add += _unmatched_edge(table[orient // turns, orient % turns, s], facing[s])
+            add += unmatched_join(table[orient // turns, orient % turns, s], facing[s])
     return add
 
 
@@ -150,7 +128,7 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
     neighbour a later cell reads lies within that many), its pieces in use (a bitset) and its cost; the boards
     themselves are a history of one (parent, orient) per kept board and cell, walked back at the end.
     So a board costs tens of bytes a cell to carry, not its whole length (`slots`: the ring slot of
-    each cell's placed neighbours, -1 for none; `pools`: the pool tables, see `pools`).
+    each cell's placed neighbours, -1 for none; `pools`: the pool tables, see `beam_tables.pools`).
     An entry prices only the pieces it has left, so late cells are cheap and the beam keeps more
     boards there (`keeps`). Candidates of entry e go to slots from start[e], so the beam does not
     depend on the threads. Once another thread sets stop[0], it gives up at its next look (twice a cell).
@@ -160,7 +138,7 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
     other costs a join more for each placed neighbour. When those are too few to fill the beam, or a
     board that many joins below the threshold could gain, the cell is priced in full (`_full`).
     """
-    fast, starts, members, member_piece, member_left, member_top = lists
+    fast = lists[0]
     pool_mask, pool_orients, pool_count, cell_pool = pools
     np.random.seed(seed)
     cells, turns, words = order.shape[0], table.shape[1], pool_mask.shape[1]
@@ -173,6 +151,7 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
         offset[i + 1] = offset[i] + keeps[i]
     parent, placed = np.empty(offset[cells], np.int32), np.empty(offset[cells], np.int16)
     c_entry, c_orient, c_cost = np.empty(cap, np.int32), np.empty(cap, np.int16), np.empty(cap, np.int32)
+    out = (c_entry, c_orient, c_cost)
     start = np.zeros(width + 1, np.int64)
     size, now, priced = 1, 0, 0
     for i in range(cells):
@@ -182,37 +161,7 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
         full = True
         if fast[i]:
             at_left, at_top = slots[i, 0], slots[i, 1]  # one may be -1: no placed neighbour there
-            for e in numba.prange(size):  # matching candidates per entry
-                left = _shown(table, last[now, e, at_left], 2) if at_left >= 0 else -1
-                top = _shown(table, last[now, e, at_top], 3) if at_top >= 0 else -1
-                count = 0
-                if left >= 0:
-                    for j in range(starts[pool, 0, left], starts[pool, 0, left + 1]):
-                        count += _free(used[now, e], member_piece[j])
-                if top >= 0:
-                    for j in range(starts[pool, 1, top], starts[pool, 1, top + 1]):
-                        count += _free(used[now, e], member_piece[j]) and member_left[j] != left
-                start[e + 1] = count
-            for e in range(size):
-                start[e + 1] += start[e]
-            for e in numba.prange(size):
-                left = _shown(table, last[now, e, at_left], 2) if at_left >= 0 else -1
-                top = _shown(table, last[now, e, at_top], 3) if at_top >= 0 else -1
-                k = start[e]
-                for side in range(2):
-                    shown = left if side == 0 else top
-                    if shown < 0:
-                        continue
-                    for j in range(starts[pool, side, shown], starts[pool, side, shown + 1]):
-                        if not _free(used[now, e], member_piece[j]) or (side == 1 and member_left[j] == left):
-                            continue
-                        add = 0
-                        if left >= 0:
-                            add += _unmatched_edge(member_left[j], left)
-                        if top >= 0:
-                            add += _unmatched_edge(member_top[j], top)
-                        c_entry[k], c_orient[k], c_cost[k] = e, members[j], cost[now, e] + add
-                        k += 1
+            _fast(table, lists, pool, at_left, at_top, last[now], used[now], cost[now], size, start, out)
             k = start[size]
             priced += k
             if stop[0] != 0:  # a wide beam's cell takes a while: look again before selecting
@@ -225,7 +174,6 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
                 omitted = (at_left >= 0) + (at_top >= 0)  # the least an orient matching neither would add
                 full = cost[now, :size].min() + omitted < threshold
         if full:
-            out = (c_entry, c_orient, c_cost)
             _full(table, pools, fixed[x], x, slots[i], last[now], used[now], cost[now], size, start, out, cap)
             k = start[size]
             priced += k
@@ -246,6 +194,45 @@ def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring
         board[order[i]] = placed[offset[i] + e]
         e = parent[offset[i] + e]
     return board, cost[now, best], priced, True
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _fast(table, lists, pool, at_left, at_top, last, used, cost, size, start, out):
+    """`_full` for a cell whose placed neighbours are its left, its top or both (ring slots at_left,
+    at_top; -1: none): only the pool's orients that match the left or the top colour."""
+    c_entry, c_orient, c_cost = out
+    _, starts, members, member_piece, member_left, member_top = lists
+    for e in numba.prange(size):  # matching candidates per entry
+        left = _shown(table, last[e, at_left], 2) if at_left >= 0 else -1
+        top = _shown(table, last[e, at_top], 3) if at_top >= 0 else -1
+        count = 0
+        if left >= 0:
+            for j in range(starts[pool, 0, left], starts[pool, 0, left + 1]):
+                count += _free(used[e], member_piece[j])
+        if top >= 0:
+            for j in range(starts[pool, 1, top], starts[pool, 1, top + 1]):
+                count += _free(used[e], member_piece[j]) and member_left[j] != left
+        start[e + 1] = count
+    for e in range(size):
+        start[e + 1] += start[e]
+    for e in numba.prange(size):
+        left = _shown(table, last[e, at_left], 2) if at_left >= 0 else -1
+        top = _shown(table, last[e, at_top], 3) if at_top >= 0 else -1
+        k = start[e]
+        for side in range(2):
+            shown = left if side == 0 else top
+            if shown < 0:
+                continue
+            for j in range(starts[pool, side, shown], starts[pool, side, shown + 1]):
+                if not _free(used[e], member_piece[j]) or (side == 1 and member_left[j] == left):
+                    continue
+                add = 0
+                if left >= 0:
+                    add += unmatched_join(member_left[j], left)
+                if top >= 0:
+                    add += unmatched_join(member_top[j], top)
+                c_entry[k], c_orient[k], c_cost[k] = e, members[j], cost[e] + add
+                k += 1
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
@@ -292,99 +279,6 @@ def _full(table, pools, fixed, x, slots, last, used, cost, size, start, out, cap
                     k += 1
 
 
-def pools(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int):
-    """Each cell's pool (the orients whose grey pattern is the cell's), as kernel tables: a piece
-    bitset per pool, each pool piece's orients and their count, and the pool of every cell."""
-    patterns, cell_pool = np.unique(cell_pattern, return_inverse=True)
-    pieces = len(orient_pattern) // turns
-    mask = np.zeros((len(patterns), (pieces + 63) // 64), np.uint64)
-    orients = np.zeros((len(patterns), pieces, turns), np.int64)
-    count = np.zeros((len(patterns), pieces), np.int64)
-    for pool, pattern in enumerate(patterns):
-        for o in np.flatnonzero(orient_pattern == pattern):
-            p = o // turns
-            orients[pool, p, count[pool, p]] = o
-            count[pool, p] += 1
-            mask[pool, p // 64] |= np.uint64(1) << np.uint64(p % 64)
-    return mask.view(np.int64), orients, count, cell_pool.astype(np.int64)
-
-
-def colour_lists(table, orients, count, fixed, order, n: int, m: int):
-    """The kernel's `lists`: (fast, starts, members, and each member's piece, left and top colour). fast[i]: the cell at order[i] is free and its
-    placed neighbours are its left, its top or both; members[starts[pool, side, c]:starts[pool, side, c + 1]]
-    are the pool's orients that show colour c on their left (side 0) or top (side 1)."""
-    turns, colours = table.shape[1], int(table.max()) + 1
-    starts = np.zeros((count.shape[0], 2, colours + 1), np.int64)
-    members: list[int] = []
-    for pool in range(count.shape[0]):
-        pool_orients = [
-            int(orients[pool, p, j]) for p in range(count.shape[1]) for j in range(count[pool, p])
-        ]
-        for side in range(2):
-            for c in range(colours):
-                starts[pool, side, c] = len(members)
-                members += [o for o in pool_orients if table[o // turns, o % turns, side] == c]
-            starts[pool, side, colours] = len(members)
-    position = np.empty(n * m, np.int64)
-    position[order] = np.arange(n * m)
-    fast = np.zeros(n * m, np.bool_)
-    for i, x in enumerate(order):
-        row, col = divmod(int(x), m)
-        before = [position[x - 1] < i if col else False, position[x - m] < i if row else False]
-        after = [col == m - 1 or position[x + 1] > i, row == n - 1 or position[x + m] > i]
-        fast[i] = fixed[x] < 0 and any(before) and all(after)
-    members_array = np.array(members, np.int64)
-    piece, turn = np.divmod(members_array, turns)  # each member's piece and colours, read without a division
-    return fast, starts, members_array, piece, table[piece, turn, 0], table[piece, turn, 1]
-
-
-def ring_slots(order: np.ndarray, n: int, m: int) -> tuple[np.ndarray, int]:
-    """(slots, ring): slots[i, s] is the ring slot of the neighbour across side s of the cell at order[i]
-    (-1: off the board or not yet placed) on n rows of m cells; ring is the fewest placements a board
-    must carry for every cell to read its placed neighbours (m, a row, for rows)."""
-    position = np.empty(n * m, np.int64)
-    position[order] = np.arange(n * m)
-    reads = np.full((n * m, 4), -1, np.int64)  # the order position of each placed neighbour
-    for i, x in enumerate(order):
-        row, col = divmod(int(x), m)
-        for s in range(4):
-            r, c = row + DR[s], col + DC[s]
-            if 0 <= r < n and 0 <= c < m and position[r * m + c] < i:
-                reads[i, s] = position[r * m + c]
-    lags = np.arange(n * m)[:, None] - reads
-    ring = max(int(lags[reads >= 0].max(initial=1)), 1)
-    return np.where(reads >= 0, reads % ring, -1), ring
-
-
-def candidate_bounds(count, cell_pool, fixed, order) -> np.ndarray:
-    """The most candidates an entry can have at each cell of the order: its pool's pieces not yet
-    placed in cells of that pool, times their orients (1 at a pre-placed cell)."""
-    bound = np.ones(len(order), np.int64)
-    placed = np.zeros(count.shape[0], np.int64)
-    for i, x in enumerate(order):
-        if fixed[x] < 0:
-            pool = cell_pool[x]
-            left = max(int((count[pool] > 0).sum() - placed[pool]), 1)
-            bound[i] = left * max(int(count[pool].max()), 1)
-            placed[pool] += 1
-    return bound
-
-
-def keep_schedule(count, cell_pool, fixed, order, width: int, max_width: int):
-    """How many boards to keep after each cell, and the candidates a cell can have at most.
-
-    Where the bound on an entry's candidates (`candidate_bounds`) falls (late in the order) the beam
-    keeps up to `max_width` boards, so that no cell prices more candidates than `width` boards do at
-    the worst.
-    """
-    bound = candidate_bounds(count, cell_pool, fixed, order)
-    budget = width * bound.max()
-    after = np.append(bound[1:], 1)  # the bound of the cell each kept board goes on to
-    keeps = np.clip(budget // after, width, max(width, max_width))
-    keeps[-1] = width
-    return keeps, int(max(bound[0], (keeps[:-1] * bound[1:]).max()))
-
-
 def frame_first(n: int, m: int) -> np.ndarray:
     """The frame of n rows of m cells clockwise from the top-left corner, then the inner cells row by
     row (on the seed's boards, pieces fixed, a beam over this order leaves a few edges fewer than over
@@ -402,56 +296,6 @@ def rows(n: int, m: int) -> np.ndarray:
 
 
 ORDERS = {"rows": rows, "frame_first": frame_first}
-
-
-class StopGroup:
-    """The alarms opened in the threads that joined it (`STOP_GROUP`): `stop()` sets each one's flag,
-    and that of any opened later. Why: builders raced at once (`Race`) stop when one of them has
-    solved the board, not when the time runs out."""
-
-    def __init__(self) -> None:
-        self.flags: list[np.ndarray] = []
-        self.stopped = False
-        self.lock = threading.Lock()
-
-    def add(self, flag: np.ndarray) -> None:
-        with self.lock:
-            self.flags.append(flag)
-            if self.stopped:
-                flag.fill(1)
-
-    def stop(self) -> None:
-        with self.lock:
-            self.stopped = True
-            for flag in self.flags:
-                flag.fill(1)
-
-
-STOP_GROUP: ContextVar[StopGroup | None] = ContextVar("STOP_GROUP", default=None)
-
-
-@contextmanager
-def alarm(seconds: float | None) -> Iterator[np.ndarray]:
-    """A flag, int64[1], that a timer thread sets to 1 once `seconds` have passed (never, for None),
-    or a stop request (Ctrl-C, SIGTERM: core.interrupt) sets at once, or the thread's `STOP_GROUP`.
-
-    Why: a compiled search cannot read a clock, but it can read this flag between steps and stop;
-    it runs without the GIL (nogil), so the timer fires on time.
-    """
-    flag = np.zeros(1, np.int64)
-    group = STOP_GROUP.get()
-    if group is not None:
-        group.add(flag)
-    timer = None if seconds is None else threading.Timer(max(seconds, 0.0), flag.fill, (1,))
-    if timer is not None:
-        timer.daemon = True
-        timer.start()
-    try:
-        with interrupt.listen(lambda: flag.fill(1)):
-            yield flag
-    finally:
-        if timer is not None:
-            timer.cancel()
 
 
 @dataclass(frozen=True)
@@ -484,7 +328,7 @@ class Prepared:
         self.fixed[given[:, 0]] = given[:, 1] * self.turns + given[:, 2]
         for piece in given[:, 1]:  # a pre-placed piece is nobody else's candidate
             orient_pattern[piece * self.turns : (piece + 1) * self.turns] = -1
-        _check_fits(orient_pattern, np.delete(cell_pattern, given[:, 0]), self.turns)
+        check_fits(orient_pattern, np.delete(cell_pattern, given[:, 0]), self.turns)
         self.mask, self.orients, self.count, self.cell_pool = pools(orient_pattern, cell_pattern, self.turns)
         self.cells = ORDERS[order](n, m)
         self.bound = candidate_bounds(self.count, self.cell_pool, self.fixed, self.cells)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.board_files import read_board
-from puzzles.edge_matching.solvers.greedy import BoardBuilder
+from puzzles.edge_matching.solvers.base import BoardBuilder
 
 
 class BoardFile(BoardBuilder):

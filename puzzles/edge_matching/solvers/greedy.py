@@ -30,11 +30,10 @@ import numba
 import numpy as np
 
 from core.errors import InputError
-from core.faces import Construction, ConstructivePuzzle, Face
+from core.faces import Construction, ConstructivePuzzle
+from puzzles.edge_matching.board import EMPTY
+from puzzles.edge_matching.solvers.base import BoardBuilder
 
-EMPTY = -1
-DR = (0, -1, 0, 1)  # row and column steps to the neighbour across side s: [left, top, right, bottom]
-DC = (-1, 0, 1, 0)
 INNER = 8  # the seed's judge() class of a cell off the border
 
 
@@ -313,56 +312,6 @@ def greedy(table, n: int, preplaced=None, seed_faithful: bool = False) -> tuple[
         pool = np.nonzero(~used)[0]
     _run(piece, rot, used, pool, table, (sides == 0).any(axis=1), n, seed_faithful)
     return piece, rot
-
-
-class BoardBuilder:
-    """What every constructive solver shares: the face it needs, what it counts as work, the puzzle
-    check, and a one-line refusal to be run as a metaheuristic (it builds a board from the pieces; it
-    evaluates no genomes). Subclasses implement `construct`."""
-
-    name: str
-    needs = Face.BOARD
-    work_unit = "placement"  # what `Construction.work` counts
-    repeats_pieces = False  # may a board place a piece twice (the seed's greedy, kept faithful)?
-    rectangles = False  # builds n x m boards, not only squares
-    default_seconds: float | None = None  # a run's time budget when it sets none (experiments.run)
-
-    def construct(self, puzzle, seconds: float | None = None) -> Construction:
-        raise NotImplementedError
-
-    def warm_up(self, puzzle) -> None:
-        """Compile the solver's kernels, or load them from numba's cache (a second or more on a busy
-        machine), before a timed construction starts its clock; nothing to do by default."""
-
-    def solve(self, puzzle):
-        """The board `construct` builds with no time limit."""
-        return self.construct(puzzle).layout
-
-    def seeded(self, seed: int) -> BoardBuilder:
-        """This solver drawing its ties from `seed` (itself: a deterministic solver draws none)."""
-        return self
-
-    def _require(self, puzzle) -> ConstructivePuzzle:
-        """The puzzle, if it offers what this solver needs (a square board, unless it builds rectangles);
-        else a one-line error."""
-        if not isinstance(puzzle, ConstructivePuzzle):
-            raise InputError(
-                f"optimizer={self.name} solves edge-matching puzzles only "
-                "(puzzle=edge_matching or puzzle=eternity)"
-            )
-        if puzzle.m != puzzle.n and not self.rectangles:
-            raise InputError(
-                f"optimizer={self.name} builds square boards only, this one is {puzzle.n} x {puzzle.m}; "
-                "use a compiled optimizer (optimizer=sa_compiled) for rectangular boards"
-            )
-        return puzzle
-
-    def run(self, objective, rng) -> None:
-        """Refuse, in one line: the pieces are needed, which an objective does not carry."""
-        raise InputError(
-            f"optimizer={self.name} builds its board from the pieces rather than by evaluating genomes: "
-            "call its solve(puzzle), or run it with python -m experiments.run"
-        )
 
 
 class Greedy(BoardBuilder):

@@ -18,9 +18,7 @@ import numba
 
 from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.solvers.backtrack import unmatched_joins
-from puzzles.edge_matching.solvers.beam import STOP_GROUP, StopGroup
-from puzzles.edge_matching.solvers.greedy import BoardBuilder
-from puzzles.edge_matching.solvers.perfect_search import threads_available
+from puzzles.edge_matching.solvers.base import STOP_GROUP, BoardBuilder, StopGroup, threads_available
 
 SPARE_SEED = 1_000  # the spare's seed is the race's plus this: restarts of its own
 SPARE_MIN_SHARE = 0.05  # a thread takes the spare only with this share of the race's time left

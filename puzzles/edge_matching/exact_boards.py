@@ -1,27 +1,49 @@
-"""Task `exact` on an edge-matching board: every perfect board counted, or a proof that there is none
+"""task=exact on an edge-matching board: every perfect board counted, or a proof that there is none
 and the optimum, each answer with the nodes walked, the time and what it proved.
 
     python -m experiments.run task=exact puzzle=eternity2 puzzle.pieces_file=puzzles/data/eternity2/clue1.txt puzzle.starter=false task.limit=100
 
-The perfect search (puzzles/edge_matching/solvers/perfect_search.py) counts distinct perfect boards (all of them, or up to
-`task.limit`); a board with none is proved so, and then the deepening search (puzzles/edge_matching/solvers/backtrack.py)
+The perfect search (solvers/perfect_search) counts distinct perfect boards (all of them, or up to
+`task.limit`); a board with none is proved so, and then the deepening search (solvers/backtrack.py)
 proves its optimum, the fewest unmatched joins. A capped search (task.max_nodes, task.seconds) reports
-what it proved by then: "at least this many boards", or the optimum's lower bound.
+what it proved by then: "at least this many boards", or the optimum's lower bound. The task
+(experiments/tasks/exact.py) reaches it through the puzzle (`EdgeMatching.exact_report`).
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from core import interrupt
+from core.exact import ExactReport
 from core.faces import ConstructivePuzzle
-from experiments.records import write_picture, write_table
 from puzzles.edge_matching.solvers.backtrack import solve_puzzle
 from puzzles.edge_matching.solvers.perfect_search import Board, search
+
+
+def exact_report(
+    puzzle: Any,
+    limit: int | None,
+    draw: int,
+    max_nodes: int | None,
+    seconds: float | None,
+    threads: int | None,
+    progress: bool = False,
+) -> ExactReport:
+    """The answer as the exact task writes it: its figures (one table row, exact.parquet), a picture
+    per board kept and one line to print."""
+    row, layouts = answer_board(puzzle, limit, draw, max_nodes, seconds, threads, progress)
+    files: dict[str, Any] = {"exact.parquet": pd.DataFrame([row])}
+    files.update({f"board_{k}.png": puzzle.draw(layout) for k, layout in enumerate(layouts)})
+    counted = "all" if row["all_counted"] else "at least"
+    text = (
+        f"{puzzle.name} {row['rows']} x {row['columns']}: {counted} {row['perfect_boards']:,} perfect boards; "
+        f"proved {row['proved']}; {row['nodes']:,} nodes, {row['seconds']:.2f} s ({row['stop_reason']})"
+    )
+    return ExactReport(row, text, files)
 
 
 def answer_board(
@@ -95,7 +117,7 @@ def answer_board(
 
 def rescore(puzzle: Any, layout: Any, claimed: int | None, what: str) -> int:
     """The puzzle's own count of a board's unmatched joins (not the search's tally); a loud error when
-    it is not what the answer claims of that board (as experiments/tasks/optimise.py `rescored` does)."""
+    it is not what the answer claims of that board (as the optimise task's `rescored` does)."""
     score = int(puzzle.score_layout(layout)["unmatched_edges"])
     if claimed is None or score != claimed:
         raise RuntimeError(
@@ -103,15 +125,3 @@ def rescore(puzzle: Any, layout: Any, claimed: int | None, what: str) -> int:
             f"re-scores to {score}: a bug in the exact search"
         )
     return score
-
-
-def write_answer(puzzle, row: dict[str, Any], layouts: list, run_dir: Path) -> str:
-    """The answer's table (exact.parquet/.csv), a picture per board kept, and one line to print."""
-    write_table(pd.DataFrame([row]), run_dir / "exact.parquet")
-    for k, layout in enumerate(layouts):
-        write_picture(puzzle.draw(layout), run_dir / f"board_{k}.png")
-    counted = "all" if row["all_counted"] else "at least"
-    return (
-        f"{puzzle.name} {row['rows']} x {row['columns']}: {counted} {row['perfect_boards']:,} perfect boards; "
-        f"proved {row['proved']}; {row['nodes']:,} nodes, {row['seconds']:.2f} s ({row['stop_reason']})"
-    )

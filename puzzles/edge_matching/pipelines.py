@@ -1,16 +1,24 @@
-"""`optimizer=plateau_lns`: destroy-and-repair that walks plateaus, on the face's `plateau` kernel.
+"""The family's search pipelines: a board built by its own solvers, then compiled chains that refine it.
 
-Why: the window refinement (window_lns, beam_refine) keeps only re-fills at least as good as the board,
-and strong boards are local optima of every such neighbourhood. This one accepts equal and slightly
-worse boards, goes back to the best after a while, and adapts which operator frees cells (the kernel
-and its operators: puzzles/edge_matching/plateau.py). It records each operator's share of the
-accepted and improving steps in `operator_stats` and prints it at the end of a run.
+    beam_refine   a beam builds the board, window-LNS chains (heuristics.compiled.WindowLNS) refine it
+    plateau_lns   destroy-and-repair that walks plateaus, on the face's `plateau` kernel (plateau.py)
+    portfolio     the break backtracker and the beam race to build the start, then plateau_lns walks
+
+Why here, not in heuristics/: each builds its start from the family's solvers (a `Beam`, a `Race` of
+`Breaks` and a `Beam`) and hands it to the generic chain engine as a solver object (`Chains.start`),
+settings and all. Each default lives once: the beams a pipeline builds (`PIPELINE_BEAM`: sized for 10
+minutes on two cores, about 7 GB on the official set) and the backtracker's own (`Breaks()`).
+
+plateau_lns: why: the window refinement (window_lns, beam_refine) keeps only re-fills at least as good as
+the board, and strong boards are local optima of every such neighbourhood. This one accepts equal and
+slightly worse boards, goes back to the best after a while, and adapts which operator frees cells. It
+records each operator's share of the accepted and improving steps in `operator_stats` and prints it at
+the end of a run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -18,10 +26,61 @@ from core.errors import InputError
 from core.faces import Face
 from core.objective import Objective
 from heuristics.chains import Chain, face_of, run_chains, start_chains
-from heuristics.compiled import CHUNK, Chains
-from heuristics.kernels import PLATEAU_COUNTS
-from heuristics.kernels import PLATEAU_OPERATORS as OPERATORS
-from heuristics.kernels import PLATEAU_STATS as STATS
+from heuristics.compiled import CHUNK, Chains, WindowLNS
+from puzzles.edge_matching.kernel_rows import PLATEAU_COUNTS
+from puzzles.edge_matching.kernel_rows import PLATEAU_OPERATORS as OPERATORS
+from puzzles.edge_matching.kernel_rows import PLATEAU_STATS as STATS
+from puzzles.edge_matching.solvers import raced
+from puzzles.edge_matching.solvers.beam import Beam
+from puzzles.edge_matching.solvers.breaks import Breaks
+
+PIPELINE_BEAM = Beam(width=200_000, max_width=20_000_000)  # the beam a pipeline starts from, by default
+BREAKS = Breaks()  # the backtracker's own defaults (restart_nodes, finish_width), which portfolio keeps
+
+
+def _share(name: str, value: float) -> None:
+    if not 0 < value <= 1:
+        raise InputError(f"optimizer.{name} must be in (0, 1], got {value}")
+
+
+class BeamRefine(WindowLNS):
+    """The pipeline: a beam builds the board (`width`, `max_width`, `order`: solvers/beam.py; its ties
+    drawn from the run's seed), then `chains` window-LNS chains refine it, one per core, within the
+    rest of the budget. Under a time budget the beam takes at most `beam_share` of it (the widest
+    beams that fit, up to the configured width: solvers/beam.py `beam_within`); under an evaluation
+    budget it is the configured beam. The defaults are sized for 10 minutes on two cores (a beam of
+    200,000 widened to 20,000,000 on the official set: about 7 GB). The beam gets most of the time
+    because on its boards widening pays more than refining (see the README's Eternity II section).
+    Every setting counts work, not time, so a seed gives the same run anywhere under an evaluation
+    budget.
+    """
+
+    name = "beam_refine"
+    default_seconds: float | None = 600.0  # its defaults are sized for 10 minutes on two cores
+
+    def __init__(
+        self,
+        width: int = PIPELINE_BEAM.width,
+        max_width: int | None = PIPELINE_BEAM.max_width,
+        order: str = PIPELINE_BEAM.order,
+        beam_share: float = 0.8,
+        size: int = 2,
+        cap: int = 20_000,
+        focus: float = 0.8,
+        extra: int = 6,
+        kick: float = 0.0,
+        chunk: int = CHUNK,
+        chains: int = 2,
+        exchange: int = 8,
+    ):
+        _share("beam_share", beam_share)
+        self.beam_share = beam_share
+        super().__init__(size, cap, focus, extra, kick, chunk, chains, exchange)
+        self.start = Beam(width, max_width=max_width, order=order)
+
+    def start_seconds(self, objective: Objective) -> float | None:
+        seconds = objective.budget.seconds
+        return None if seconds is None else self.beam_share * seconds
 
 
 class PlateauLNS(Chains):
@@ -57,9 +116,9 @@ class PlateauLNS(Chains):
         region: int = 30,
         cap: int = 20_000,
         start: str = "beam",
-        width: int = 200_000,
-        max_width: int | None = 20_000_000,
-        order: str = "rows",
+        width: int = PIPELINE_BEAM.width,
+        max_width: int | None = PIPELINE_BEAM.max_width,
+        order: str = PIPELINE_BEAM.order,
         beam_share: float = 0.5,
         chunk: int = CHUNK,
         chains: int = 2,
@@ -81,8 +140,7 @@ class PlateauLNS(Chains):
             )
         if not 0 <= decay < 1:
             raise InputError(f"optimizer.decay must be in [0, 1), got {decay}")
-        if not 0 < beam_share <= 1:
-            raise InputError(f"optimizer.beam_share must be in (0, 1], got {beam_share}")
+        _share("beam_share", beam_share)
         mask = sum(1 << OPERATORS.index(op) for op in set(operators))
         params = {
             "ops": mask,
@@ -96,12 +154,10 @@ class PlateauLNS(Chains):
             "cap": cap,
         }
         super().__init__(params, chunk, chains, exchange, start)
-        self.beam: dict[str, Any] = {"width": width, "max_width": max_width, "order": order}
+        if start == "beam":  # the pipeline's own beam; any other name the face resolves
+            self.start = Beam(width, max_width=max_width, order=order)
         self.beam_share = beam_share
         self.operator_stats: dict[str, dict[str, int]] = {}
-
-    def start_settings(self) -> dict[str, Any]:
-        return dict(self.beam) if self.start == "beam" else {}
 
     def start_seconds(self, objective: Objective) -> float | None:
         seconds = objective.budget.seconds
@@ -128,7 +184,7 @@ class PlateauLNS(Chains):
 
 class Portfolio(PlateauLNS):
     """Both cores, two phases, defaults for 10 minutes on two cores. First, within `breaks_share` of a
-    time budget, a race (the face's `race` start): the break backtracker (`threads` - 1 restarting at
+    time budget, a race (`solvers.raced`): the break backtracker (`threads` - 1 restarting at
     once, at least one; each restart `restart_nodes` placements, `schedule` of breaks, completed by a
     beam of `finish_width`, the colour `quota` chosen by probes unless given; or `breaks_nodes`
     placements in all: a node budget, so the same seed gives the same board on any machine) and, on
@@ -152,13 +208,13 @@ class Portfolio(PlateauLNS):
         self,
         breaks_share: float = 0.8,
         threads: int = 2,
-        restart_nodes: int = 50_000_000,
+        restart_nodes: int = BREAKS.restart_nodes,
         breaks_nodes: int | None = None,
         beam: bool = True,
-        width: int = 200_000,
-        max_width: int | None = 20_000_000,
+        width: int = PIPELINE_BEAM.width,
+        max_width: int | None = PIPELINE_BEAM.max_width,
         schedule: Sequence[int] | None = None,
-        finish_width: int = 1000,
+        finish_width: int = BREAKS.finish_width,
         quota: Sequence[int] | None = None,
         operators: Sequence[str] = OPERATORS,
         moves: float = 100.0,
@@ -168,14 +224,13 @@ class Portfolio(PlateauLNS):
         chains: int = 2,
         exchange: int = 8,
     ):
-        if not 0 < breaks_share <= 1:
-            raise InputError(f"optimizer.breaks_share must be in (0, 1], got {breaks_share}")
+        _share("breaks_share", breaks_share)
         super().__init__(
             operators,
             moves,
             temperature=temperature,
             patience=patience,
-            start="race" if beam else "breaks",
+            start="beam" if beam else "random",  # replaced below: the race, or the backtracker alone
             width=width,
             max_width=max_width,
             beam_share=breaks_share,
@@ -185,19 +240,15 @@ class Portfolio(PlateauLNS):
         )
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise InputError(f"optimizer.threads must be a whole number >= 1, got {threads!r}")
-        self.breaks: dict[str, Any] = {
-            "threads": max(1, threads - 1) if beam else threads,
-            "restart_nodes": restart_nodes,
-            "max_nodes": breaks_nodes,
-            "schedule": None if schedule is None else list(schedule),
-            "finish_width": finish_width,
-            "quota": None if quota is None else list(quota),
-        }
-
-    def start_settings(self) -> dict[str, Any]:
-        if self.start == "race":
-            return {"breaks": dict(self.breaks), "beam": dict(self.beam)}
-        return dict(self.breaks)
+        breaks = Breaks(
+            threads=max(1, threads - 1) if beam else threads,
+            restart_nodes=restart_nodes,
+            max_nodes=breaks_nodes,
+            schedule=None if schedule is None else list(schedule),
+            finish_width=finish_width,
+            quota=None if quota is None else list(quota),
+        )
+        self.start = raced(breaks, self.start) if isinstance(self.start, Beam) else breaks
 
 
 def operator_stats(chains: Sequence[Chain]) -> dict[str, dict[str, int]]:
