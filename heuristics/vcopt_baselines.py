@@ -4,12 +4,13 @@ vcopt ends a run when it meets its own stopping rule; the adapters then restart 
 seed until the objective's budget stops them. vcopt orders items and nothing else, so where the
 space has orientations the adapters hand it a permutation of (item, orientation) tokens instead:
 each item takes the place and the orientation of its first token (see `TokenEncoding`).
+vcopt is imported where it runs: its import (it loads pyplot and more) would cost every app start
+a fifth of its time, since the app reads every optimiser's signature.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from vcopt import vcopt
 
 from core.errors import InputError
 from core.faces import Face
@@ -79,7 +80,7 @@ class VcoptOpt2:
         score = _Encoded(objective, encoding)
         para = encoding.identity() if self.start == "identity" else rng.permutation(encoding.size)
         while True:
-            vcopt().opt2(para, score, _aim(objective), show_para_func=None, seed=int(rng.integers(2**31)))
+            _vcopt().opt2(para, score, _aim(objective), show_para_func=None, seed=int(rng.integers(2**31)))
             para = rng.permutation(encoding.size)
 
 
@@ -96,7 +97,7 @@ class VcoptTspGA:
         encoding = TokenEncoding(objective.space)
         score = _Encoded(objective, encoding)
         while True:
-            vcopt().tspGA(
+            _vcopt().tspGA(
                 encoding.identity(),
                 score,
                 _aim(objective),
@@ -105,3 +106,9 @@ class VcoptTspGA:
                 pool_num=self.pool_num,
                 max_gen=self.max_gen,
             )
+
+
+def _vcopt():
+    from vcopt import vcopt
+
+    return vcopt()

@@ -80,4 +80,7 @@ def test_offers_never_promises_a_face_the_pieces_rule_out(tmp_path):
         f"hydra.run.dir={tmp_path / 'run'}",
     )
     assert proc.returncode != 0 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    assert "needs a local-search face, which puzzle=edge_matching does not offer with these pieces" in proc.stderr
+    assert (
+        "needs a local-search face, which puzzle=edge_matching does not offer with these pieces"
+        in proc.stderr
+    )

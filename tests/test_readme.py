@@ -591,7 +591,9 @@ def first_values(argv: Sequence[str]) -> list[str]:
     flags = {i for i, a in enumerate(argv) if a.startswith("-")}
     flags |= {i + 1 for i in flags if argv[i] in FLAGS_WITH_VALUE}
     chosen = []
-    for override in OverridesParser.create().parse_overrides([a for i, a in enumerate(argv) if i not in flags]):
+    for override in OverridesParser.create().parse_overrides(
+        [a for i, a in enumerate(argv) if i not in flags]
+    ):
         value = override.value()
         if isinstance(value, ChoiceSweep):
             value = value.list[0]
@@ -600,7 +602,9 @@ def first_values(argv: Sequence[str]) -> list[str]:
         elif isinstance(value, IntervalSweep):
             continue
         text = override.get_value_element_as_str() if value is override.value() else str(value)
-        chosen.append(f"{override.get_key_element()}={text}" if not override.is_delete() else override.input_line)
+        chosen.append(
+            f"{override.get_key_element()}={text}" if not override.is_delete() else override.input_line
+        )
     return chosen
 
 

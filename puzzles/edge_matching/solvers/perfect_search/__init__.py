@@ -5,7 +5,7 @@ A perfect board shows grey (colour 0) on every rim side and nowhere else, and th
 sides of every inner edge. Why a search of its own beside puzzles/edge_matching/solvers/backtrack.py's deepening search:
 small boards are where a research framework can give ground truth (a count, or "none"), and a perfect
 board is what the hardest of them ask for. What is in it (figures: benchmarks/bench_exact_edge.py,
-README "Exact edge matching"):
+docs/studies/exact-edge-matching.md):
 
   * a static scan order per board (`ORDERS`; `short`, lines along the short side, by default: rows on a
     square, where they beat frame first, spirals and diagonals); every known side of a cell,
@@ -29,9 +29,9 @@ the lowest job that has one, and a job after it is stopped and not counted, so a
 nodes are the same on any number of threads.
 
     orders.py   the scan orders (`ORDERS`)
-    probe.py    order probing: each order's tree estimated by random dives (`estimate_orders`)
+    probe.py    order probing: an order's tree estimated by random dives (`tree_estimate`)
     walks.py    the compiled walks and the look-ahead's books
-    tables.py   a board's search tables (`Board`) and what a search proved (`Answer`)
+    tables.py   a board's search tables (`Board`, its order chosen by `estimate_orders`), an `Answer`
     jobs.py     the tree split into jobs, run on threads and read back in order
     race.py     two orders raced for a first board (`search(portfolio=True)`)
 """
@@ -54,8 +54,7 @@ from puzzles.edge_matching.solvers.perfect_search.jobs import (
     start_timer,
 )
 from puzzles.edge_matching.solvers.perfect_search.orders import AUTO, ORDERS
-from puzzles.edge_matching.solvers.perfect_search.probe import estimate_orders
-from puzzles.edge_matching.solvers.perfect_search.tables import Answer, Board
+from puzzles.edge_matching.solvers.perfect_search.tables import Answer, Board, estimate_orders
 from puzzles.edge_matching.solvers.perfect_search.walks import _replay
 
 __all__ = ["AUTO", "ORDERS", "Answer", "Board", "estimate_orders", "search"]

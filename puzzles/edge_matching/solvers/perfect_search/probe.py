@@ -1,13 +1,11 @@
 """Order probing: Knuth's estimate of each scan order's tree by random dives, so a board can walk the
-order of the smallest (`Board(order="auto")`)."""
+order of the smallest (`Board(order="auto")`, tables.estimate_orders)."""
 
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-from puzzles.edge_matching.solvers.perfect_search.orders import ORDERS
-from puzzles.edge_matching.solvers.perfect_search.tables import Board
 from puzzles.edge_matching.solvers.perfect_search.walks import _checked, _key
 
 PROBES = 20000  # random dives per order for `estimate_orders`
@@ -16,7 +14,7 @@ PROBE_SEED = 0
 
 
 @numba.njit(cache=True, nogil=True)
-def _probe(geometry, lists, state, dives, seed):
+def tree_estimate(geometry, lists, state, dives, seed):
     """Knuth's estimate of the tree `_walk` would walk to its end: `dives` random root-to-leaf paths,
     each a child drawn uniformly at every depth; a path's estimate is the sum, over its depths, of the
     product of the branching factors above times (children + 1), the nodes `_walk` counts at a partial
@@ -60,46 +58,3 @@ def _probe(geometry, lists, state, dives, seed):
     mean = total / dives
     spread = max(squares / dives - mean * mean, 0.0)
     return mean, np.sqrt(spread / dives)
-
-
-def estimate_orders(
-    table,
-    n: int,
-    m: int,
-    preplaced=None,
-    names=None,
-    dives: int | None = None,
-    seed: int = PROBE_SEED,
-    **settings,
-) -> dict[str, tuple[float, float]]:
-    """{order: (estimated nodes of its whole tree, standard error)} for each order in `names` (all of
-    ORDERS but `short`, which is rows or columns) by `dives` of `_probe` (None: PROBES, read at the
-    call); `settings` go to Board (the look-ahead is left out of the dives). Why: on a given board
-    orders differ by large factors, and a few thousand dives per order, a fraction of a second, tell
-    them apart (`bench_exact_edge order`)."""
-    names = [x for x in ORDERS if x != "short"] if names is None else names
-    dives = PROBES if dives is None else dives
-    estimates: dict[str, tuple[float, float]] = {}
-    seen: dict[bytes, str] = {}
-    for name in names:
-        board = Board(table, n, m, preplaced, order=name, **settings)
-        cells = board.order.tobytes()
-        if cells in seen:  # the same cells in the same order (a square's rows and a band, say)
-            estimates[name] = estimates[seen[cells]]
-            continue
-        seen[cells] = name
-        if not board.consistent or len(board.order) == 0:
-            estimates[name] = (0.0, 0.0)
-            continue
-        mean, error = _probe(board.geometry(), board.lists(), board.fresh_state(), dives, seed)
-        estimates[name] = (float(mean), float(error))
-    return estimates
-
-
-def auto_order(table, n: int, m: int, preplaced, **settings) -> tuple[str, dict[str, tuple[float, float]]]:
-    """(the order of the smallest estimated tree, the estimates) for `Board(order="auto")`: where the
-    best tree is long to walk but within reach (REFINE) it is estimated again with 10x the dives."""
-    estimates = estimate_orders(table, n, m, preplaced, **settings)
-    if REFINE[0] < min(e[0] for e in estimates.values()) < REFINE[1]:  # heavy tails mis-rank
-        estimates = estimate_orders(table, n, m, preplaced, dives=10 * PROBES, **settings)
-    return min(estimates, key=lambda x: estimates[x][0]), estimates

@@ -10,6 +10,7 @@ import numpy as np
 
 from core.errors import InputError
 from puzzles.edge_matching.board import grey_patterns, neighbours
+from puzzles.edge_matching.solvers.perfect_search import probe
 from puzzles.edge_matching.solvers.perfect_search.orders import AUTO, ORDERS
 from puzzles.edge_matching.solvers.perfect_search.walks import (
     NONE,
@@ -158,8 +159,6 @@ class Board:
         self.preplaced, self.lookahead_wanted, self.symmetry_wanted = preplaced, lookahead, symmetry
         self.estimates: dict[str, tuple[float, float]] = {}
         if order == AUTO:
-            from puzzles.edge_matching.solvers.perfect_search.probe import auto_order  # probes build Boards
-
             order, self.estimates = auto_order(table, n, m, preplaced, lookahead=lookahead, symmetry=symmetry)
         if order not in ORDERS:
             raise InputError(f"unknown scan order {order!r}; choose one of: {', '.join(ORDERS)}")
@@ -420,3 +419,46 @@ class Board:
             walk = _walk_books if self.lookahead else _walk_plain if tally is None else _walk_tallied
             status, found, nodes = walk(self.geometry(), self.lists(), state, bounds, io)
         return status, found, nodes, record[: min(found, keep)]
+
+
+def estimate_orders(
+    table,
+    n: int,
+    m: int,
+    preplaced=None,
+    names=None,
+    dives: int | None = None,
+    seed: int = probe.PROBE_SEED,
+    **settings,
+) -> dict[str, tuple[float, float]]:
+    """{order: (estimated nodes of its whole tree, standard error)} for each order in `names` (all of
+    ORDERS but `short`, which is rows or columns) by `dives` of `probe.tree_estimate` (None: PROBES, read at the
+    call); `settings` go to Board (the look-ahead is left out of the dives). Why: on a given board
+    orders differ by large factors, and a few thousand dives per order, a fraction of a second, tell
+    them apart (`bench_exact_edge order`)."""
+    names = [x for x in ORDERS if x != "short"] if names is None else names
+    dives = probe.PROBES if dives is None else dives
+    estimates: dict[str, tuple[float, float]] = {}
+    seen: dict[bytes, str] = {}
+    for name in names:
+        board = Board(table, n, m, preplaced, order=name, **settings)
+        cells = board.order.tobytes()
+        if cells in seen:  # the same cells in the same order (a square's rows and a band, say)
+            estimates[name] = estimates[seen[cells]]
+            continue
+        seen[cells] = name
+        if not board.consistent or len(board.order) == 0:
+            estimates[name] = (0.0, 0.0)
+            continue
+        mean, error = probe.tree_estimate(board.geometry(), board.lists(), board.fresh_state(), dives, seed)
+        estimates[name] = (float(mean), float(error))
+    return estimates
+
+
+def auto_order(table, n: int, m: int, preplaced, **settings) -> tuple[str, dict[str, tuple[float, float]]]:
+    """(the order of the smallest estimated tree, the estimates) for `Board(order="auto")`: where the
+    best tree is long to walk but within reach (REFINE) it is estimated again with 10x the dives."""
+    estimates = estimate_orders(table, n, m, preplaced, **settings)
+    if probe.REFINE[0] < min(e[0] for e in estimates.values()) < probe.REFINE[1]:  # heavy tails mis-rank
+        estimates = estimate_orders(table, n, m, preplaced, dives=10 * probe.PROBES, **settings)
+    return min(estimates, key=lambda x: estimates[x][0]), estimates
