@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from experiments import api
 from experiments.records import TIMING_COLUMNS
@@ -16,6 +17,7 @@ from tests.test_experiment_run import run_app
 QUEENS = ["puzzle.n=12", "budget.evaluations=1500", "budget.stop_at_optimum=false"]
 
 
+@pytest.mark.slow
 def test_the_example_script_runs_and_writes_the_command_lines_tables(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's code, wherever it is installed from
     proc = subprocess.run(
@@ -34,6 +36,7 @@ def test_the_example_script_runs_and_writes_the_command_lines_tables(tmp_path):
     assert (tmp_path / "report.md").is_file() and (tmp_path / "iohprofiler.zip").is_file()
 
 
+@pytest.mark.slow
 def test_a_run_from_python_is_the_command_lines_run(tmp_path):
     cli = run_app("puzzle=queens", "optimizer=lahc", "seed=4", *QUEENS, f"hydra.run.dir={tmp_path / 'cli'}")
     assert cli.returncode == 0, cli.stderr

@@ -46,6 +46,7 @@ def test_optimum_equals_brute_force_on_3x3_with_the_centre_given(seed):
     assert result.piece[4] == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, rotations, fix_centre", [(5, False, True), (6, False, False), (6, True, False)])
 @pytest.mark.parametrize("colours", [2, 4, 8, 30])
 def test_generated_boards_up_to_6x6_are_solved_perfectly(n, rotations, fix_centre, colours):
@@ -96,6 +97,7 @@ def test_the_perfect_search_and_the_deepening_search_agree_on_a_perfect_board(n,
         assert p.fitness(p.encode(layout)) == 0
 
 
+@pytest.mark.slow
 def test_a_perfect_search_that_runs_out_says_only_that_no_perfect_board_was_ruled_out():
     """The seed's 13 x 13 at 8 colours, instance 0, needs about 1.7e10 nodes; capped at 10,000."""
     p = EdgeMatching(n=13, colours=8, rotations=False, fix_centre=True, instance_seed=0)

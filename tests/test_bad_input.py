@@ -240,7 +240,14 @@ needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="runs each case 
 
 
 @needs_fork
-@pytest.mark.parametrize("args, expected", CASES, ids=[f"{i}:{a[:60]}" for i, (a, _) in enumerate(CASES)])
+FAST = 4  # the fast tier's cases (the launcher's, checked before Hydra runs); the rest run in the slow tier
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [pytest.param(*case, marks=() if i < FAST else pytest.mark.slow) for i, case in enumerate(CASES)],
+    ids=[f"{i}:{a[:60]}" for i, (a, _) in enumerate(CASES)],
+)
 def test_a_mistake_ends_in_one_line(args, expected, tmp_path, inputs):
     assert_one_line(run_forked(command(args, tmp_path, inputs), tmp_path), expected)
 
@@ -249,6 +256,7 @@ def test_a_mistake_ends_in_one_line(args, expected, tmp_path, inputs):
 THROUGH_PYTHON_M = [CASES[0], next(case for case in CASES if "picture.png" in case[0])]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, expected", THROUGH_PYTHON_M, ids=["launcher", "piece_file"])
 def test_the_command_line_itself_says_the_same(args, expected, tmp_path, inputs):
     """The real `python -m experiments.run`, for cases the fork runs too: the same line."""

@@ -103,7 +103,11 @@ def case_id(case) -> str:
 
 
 @needs_fork
-@pytest.mark.parametrize("args, expected", CASES, ids=[case_id(c) for c in CASES])
+@pytest.mark.parametrize(
+    "args, expected",
+    [pytest.param(*case, marks=() if i < 2 else pytest.mark.slow) for i, case in enumerate(CASES)],
+    ids=[case_id(c) for c in CASES],
+)
 def test_a_mistake_ends_in_one_line(args, expected, tmp_path, inputs):
     assert_one_line(run_forked(command(args, tmp_path, inputs), tmp_path), expected)
 

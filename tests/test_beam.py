@@ -148,6 +148,7 @@ print(numba.get_num_threads(), unmatched, *piece, *turns)
 """
 
 
+@pytest.mark.slow
 def test_the_beam_is_the_same_on_one_thread_as_on_three():
     """Each entry's candidates have their own slots, so threads change the speed, not the board. Three
     threads run in a child process (NUMBA_NUM_THREADS is read at start; three split the entries
@@ -400,6 +401,7 @@ SQUARE_BOARDS = [  # (puzzle, (width, seed, max_width, order), (unmatched, work)
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make, settings, outcome, board", SQUARE_BOARDS)
 def test_square_beams_give_the_boards_they_gave_before_rectangles(make, settings, outcome, board):
     """Unturned with the centre fixed, turning, and generated with a hint; both orders, widened or not;

@@ -188,6 +188,7 @@ def test_a_rectangular_piece_file_of_pieces_that_never_turn_is_solved(tmp_path, 
     assert (shown[:, :-1, 2] == shown[:, 1:, 0]).all() and (shown[:-1, :, 3] == shown[1:, :, 1]).all()
 
 
+@pytest.mark.slow
 def test_the_app_runs_the_beam_on_a_rectangle_and_records_the_board_s_own_score(tmp_path, compose_config):
     """puzzle=eternity2_like puzzle.n=4 puzzle.m=6 ... optimizer=beam, as `python -m experiments.run` runs
     it in this process: one construction whose best is the recorded board re-scored."""

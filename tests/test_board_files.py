@@ -226,6 +226,7 @@ def test_a_board_file_that_is_no_text_or_no_board_is_refused_in_one_line(
 # ----------------------------------------------------------------------------- through the app
 
 
+@pytest.mark.slow
 def test_a_run_of_the_official_puzzle_leaves_board_files_that_re_score_to_its_record(tmp_path):
     """`python -m experiments.run puzzle=eternity2 optimizer=greedy budget.evaluations=1`, in this process."""
     row = api.run(puzzle="eternity2", optimizer="greedy", overrides=["budget.evaluations=1"], out=tmp_path)

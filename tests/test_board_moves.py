@@ -50,6 +50,7 @@ mixes = st_.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(boards, mixes)
 def test_delta_equals_fitness_difference(board, mix):
@@ -114,6 +115,7 @@ seed_boards = st_.tuples(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(seed_boards, st_.integers(0, 3))
 def test_no_turn_delta_equals_fitness_difference(board, focus):

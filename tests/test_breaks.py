@@ -183,6 +183,7 @@ def test_every_partial_board_the_search_reached_keeps_the_quota(seed):
     assert run.deepest >= 40  # these seeds' triples reach past the first rows: real boards checked
 
 
+@pytest.mark.slow
 def test_small_boards_get_no_quota_and_big_ones_the_probes_choice():
     assert QUOTA_CELLS > 36
     small = Breaks(schedule=[], max_nodes=2_000_000).construct(_like(6, seed=1))
@@ -194,6 +195,7 @@ def test_small_boards_get_no_quota_and_big_ones_the_probes_choice():
     assert len(probes) == 48 + 6 * 4 and max(run.deepest for run in probes) >= 160
 
 
+@pytest.mark.slow
 def test_no_quota_when_no_probed_triple_gets_past_the_first_rows():
     """The seed's pseudo Eternity II (13 x 13, 8 colours, pieces unturned): every colour runs along
     the frame and no triple's probes reach the abandon depth, so the search runs without a quota."""
@@ -204,6 +206,7 @@ def test_no_quota_when_no_probed_triple_gets_past_the_first_rows():
     assert built.quota == () and "chosen of" in built.note and built.deepest > 60
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threads", [1, 2])
 def test_the_same_seed_and_node_budget_give_the_same_board(threads):
     puzzle = Eternity2()
@@ -260,6 +263,7 @@ def _run_app(overrides, tmp_path):
     return run_task(cfg, tmp_path)
 
 
+@pytest.mark.slow
 def test_the_app_runs_it_and_refuses_a_bad_schedule_in_one_line(tmp_path):
     base = ["optimizer=breaks", "puzzle=eternity2_like", "puzzle.n=8", "budget.seconds=1", "progress=false"]
     row = _run_app(base, tmp_path / "ok")
@@ -269,6 +273,7 @@ def test_the_app_runs_it_and_refuses_a_bad_schedule_in_one_line(tmp_path):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.slow
 def test_the_runs_trace_is_the_searchs_anytime_curve(tmp_path):
     """Through the app on the official set: one trace row per better board the search held, in time
     order, each better than the last, ending at the re-scored board of the record."""

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from tests.conftest import outside_app
 
 
+@pytest.mark.slow
 def test_own_components_appear_in_every_table_report_and_plot(outside_sweep):
     runs = pd.read_csv(outside_sweep / "runs.csv")
     assert len(runs) == 8 and (runs["status"] == "ok").all()
@@ -27,6 +29,7 @@ def test_own_components_appear_in_every_table_report_and_plot(outside_sweep):
         assert (outside_sweep.parent / run_dir / "best.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_own_runs_reproduce_and_own_settings_are_checked(outside_sweep):
     lab = outside_sweep.parent
     walk_run = next(p.parent for p in outside_sweep.rglob("run.parquet") if "optimizer=walk" in str(p))

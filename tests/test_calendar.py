@@ -62,6 +62,7 @@ def _check(cal, owner, day):
     assert labels == sorted(expected)
 
 
+@pytest.mark.slow
 def test_the_whole_leap_year(classic):
     """7 (fewest), 216 (most) and 24,405 (in all) over 2024: the engine's figures, matched date by
     date by the independent oracle in test_calendar_oracle.py."""
@@ -110,6 +111,7 @@ def test_weekday_board_counts_up_to_k(weekday):
         _check(weekday, owner, day)
 
 
+@pytest.mark.slow
 def test_weekday_table_counts_up_to_k(weekday):
     """The per-weekday rows of one date, capped at k: min(k, that weekday's full count)."""
     days = list(weekday.all_weekdays([Day(8, 1)]))
@@ -122,6 +124,7 @@ def test_weekday_table_counts_up_to_k(weekday):
     assert len(set(full)) > 1 and any(f < k for f in full)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("date", ["10-06", "01-01", "12-25"])
 def test_cpsat_and_algorithm_x_find_the_same_solutions(classic, date):
     """The same set of solutions from both backends on three dates; the counts themselves are
@@ -133,6 +136,7 @@ def test_cpsat_and_algorithm_x_find_the_same_solutions(classic, date):
     assert ours == theirs and len(ours) > 0
 
 
+@pytest.mark.slow
 def test_ilp_agrees_on_the_date_with_fewest_solutions(classic):
     pytest.importorskip("pulp", reason="the 'exact' extra is not installed")
     problem = classic.cover(parse_date("10-06"))

@@ -54,6 +54,7 @@ def test_weekday_counts_agree_with_the_oracle(weekday, date, solutions):
     assert exact_backends.count(weekday.cover(day)) == oracle.count("weekday", day.labels()) == solutions
 
 
+@pytest.mark.slow
 def test_the_leap_year_agrees_with_the_oracle_date_by_date(classic):
     """All 366 dates of 2024: the oracle takes ~35 s of CPU (the package spends ~1 ms a solution),
     so it is spread over the machine's cores."""

@@ -32,6 +32,7 @@ def test_seed_colour_range_is_the_articles():
     assert few[0] == 2 and few[-1] == 420 and len(few) <= 16
 
 
+@pytest.mark.slow
 def test_tiny_sweep_writes_one_table_and_the_plot(tmp_path):
     proc = run_app(
         "+experiment=colour_sweep",
@@ -66,6 +67,7 @@ def test_plot_has_faithful_and_corrected_side_by_side():
     assert set(summary(table)["optimizer"]) == {"greedy", "greedy_faithful"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "overrides, line",
     [
@@ -112,6 +114,7 @@ def test_bad_edge_matching_input_ends_with_one_clear_line(tmp_path, overrides, l
     assert "Traceback" not in proc.stdout
 
 
+@pytest.mark.slow
 def test_a_misspelt_key_is_named_when_the_config_is_composed(tmp_path):
     """The command line is checked before Hydra runs it: one line naming the key and the settings
     the puzzle takes, and nothing else on stderr."""
@@ -124,6 +127,7 @@ def test_a_misspelt_key_is_named_when_the_config_is_composed(tmp_path):
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
+@pytest.mark.slow
 def test_greedy_started_hybrid_runs_every_count_in_the_sweep(tmp_path):
     """The compiled hybrid from the corrected greedy's board: every colour count, its own budget in
     priced moves, and never fewer matched edges than the greedy it starts from. exact_first proves a

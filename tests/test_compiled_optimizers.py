@@ -131,6 +131,7 @@ def _eternity2_run(tmp_path, optimizer: str, evaluations: int) -> pd.Series:
     return pd.read_parquet(tmp_path / "run.parquet").iloc[0]
 
 
+@pytest.mark.slow
 def test_eternity2_runs_from_config_through_the_app(tmp_path):
     """puzzle=eternity2 optimizer=sa_compiled: the record counts priced moves, scores out of 480."""
     row = _eternity2_run(tmp_path, "sa_compiled", 500_000)
@@ -143,6 +144,7 @@ def test_eternity2_runs_from_config_through_the_app(tmp_path):
     assert row["puzzle.starter"] and not row["puzzle.clues"]
 
 
+@pytest.mark.slow
 def test_old_optimizers_still_count_fitness_calls_on_eternity2(tmp_path):
     """The Python SA baseline runs on the same puzzle through its fitness face."""
     row = _eternity2_run(tmp_path, "sa", 2000)

@@ -12,6 +12,7 @@ from experiments.schema import CONFIG_DIR, component_targets
 COMPONENTS = ("puzzle", "optimizer", "task")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("group, name", [(g, n) for g in COMPONENTS for n in choices(g)])
 def test_every_component_config_composes_and_builds(compose_config, group, name):
     cfg = compose_config(f"{group}={name}")
@@ -27,6 +28,7 @@ def test_every_experiment_composes_and_builds(compose_config, name):
         assert build(cfg[group], group) is not None
 
 
+@pytest.mark.slow
 def test_the_schema_default_is_the_constructor_default(compose_config):
     # the drift this layout prevents: EdgeMatching(colours=...) once disagreed with its YAML
     import inspect

@@ -288,6 +288,7 @@ TINY = ("budget.evaluations=200", "budget.seconds=5", "progress=false")
 SMALL = {"width": 50, "max_width": 50, "max_nodes": 5_000_000}  # solves the 6 x 6, gives up on 16 x 16
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("puzzle_name", list(PUZZLES))
 @pytest.mark.parametrize("optimizer", OPTIMIZERS)
 def test_every_optimiser_leaves_a_board_that_obeys_the_rules(

@@ -32,6 +32,7 @@ def test_solve_one_date(tmp_path):
     assert (tmp_path / "solution_1.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_every_date_of_the_year(tmp_path):
     """Jan 1 = 64 (the figure the issue gives); the whole year is checked date by date against the
     independent oracle in test_calendar_oracle.py."""
@@ -47,6 +48,7 @@ def test_every_date_of_the_year(tmp_path):
     assert (tmp_path / "calendar_heatmap.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_weekday_dates_up_to_k(tmp_path):
     """The weekday board's full table, every date of 2024 with each weekday (2,562 puzzles),
     finding up to K = 98 solutions each (~30 s; all of them take ~8 minutes). The fewest of any
@@ -62,6 +64,7 @@ def test_weekday_dates_up_to_k(tmp_path):
     assert below[["month", "day", "weekday", "solutions"]].values.tolist() == [[4, 6, "Mon", 97]]
 
 
+@pytest.mark.slow
 def test_galakub_and_rectangles(tmp_path):
     proc = run_app("+experiment=galakub", f"hydra.run.dir={tmp_path / 'g'}")
     assert proc.returncode == 0, proc.stderr
@@ -77,6 +80,7 @@ def test_galakub_and_rectangles(tmp_path):
     assert pd.read_parquet(tmp_path / "r" / "run.parquet")["agrees_with_knuth"].item()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "overrides, line",
     [

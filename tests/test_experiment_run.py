@@ -42,6 +42,7 @@ def test_one_run_writes_its_record(tmp_path):
     assert "sa | seed 3: best" in proc.stdout
 
 
+@pytest.mark.slow
 def test_tiny_multirun_writes_the_aggregate_table(tmp_path):
     proc = run_app(
         "-m",
@@ -68,6 +69,7 @@ OPTIMIZERS = ", ".join(
 )  # every config, named
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "overrides, line",
     [
@@ -98,6 +100,7 @@ def test_bad_input_ends_with_one_clear_line(tmp_path, overrides, line):
     assert "Traceback" not in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "overrides, line",
     [
@@ -135,6 +138,7 @@ def test_a_typo_or_wrong_type_fails_when_the_config_is_composed(tmp_path, overri
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
+@pytest.mark.slow
 def test_malformed_piece_file_ends_with_one_clear_line(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("1 I\n##x##\n")

@@ -7,6 +7,7 @@ from itertools import permutations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from puzzles.queens import Queens
 from tests.test_experiment_run import run_app
@@ -20,6 +21,7 @@ def test_queens_fitness_counts_diagonal_pairs():
     assert sum(Queens(8).fitness(np.array(p)) == 0 for p in permutations(range(8))) == 92
 
 
+@pytest.mark.slow
 def test_new_optimizer_on_new_puzzle_through_the_app(tmp_path):
     proc = run_app(
         "puzzle=queens",
@@ -36,6 +38,7 @@ def test_new_optimizer_on_new_puzzle_through_the_app(tmp_path):
     assert (tmp_path / "best.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_same_puzzle_answered_exactly_through_the_app(tmp_path):
     proc = run_app("puzzle=queens", "task=exact", "puzzle.n=8", "progress=false", f"hydra.run.dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr

@@ -28,6 +28,7 @@ def puzzle_of(name: str):
     return build(cfg.puzzle, "puzzle")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PUZZLES)
 def test_every_puzzle_satisfies_the_protocol_of_each_face_it_offers(name):
     puzzle = puzzle_of(name)
@@ -39,6 +40,7 @@ def test_every_puzzle_satisfies_the_protocol_of_each_face_it_offers(name):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PUZZLES)
 def test_a_window_face_comes_with_a_window_kernel(name):
     puzzle = puzzle_of(name)

@@ -53,6 +53,7 @@ def test_a_budget_the_user_sets_is_the_budget(compose_config):
     assert settle_budget(cfg) == "budget: 1 evaluations" and cfg.budget.seconds is None
 
 
+@pytest.mark.slow
 def test_a_long_run_into_a_log_file_prints_a_line_every_few_seconds(tmp_path):
     log = tmp_path / "err.log"
     with open(log, "w") as err:

@@ -38,6 +38,7 @@ def report(sweep_dir: Path):
     return proc
 
 
+@pytest.mark.slow
 def test_a_foreign_run_parquet_is_ignored_not_counted(sweep):
     other = sweep / "someone_else" / "run.parquet"  # any table that happens to be named run.parquet
     other.parent.mkdir()
@@ -60,6 +61,7 @@ def test_a_foreign_run_parquet_is_ignored_not_counted(sweep):
     assert "failed" not in proc.stdout and "failed" not in (sweep / "report.md").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["deleted", "cut"])
 def test_a_run_without_its_trace_is_left_out_as_incomplete(sweep, how):
     victim = sorted(finished(sweep))[0]
@@ -84,6 +86,7 @@ def test_a_run_without_its_trace_is_left_out_as_incomplete(sweep, how):
     assert set(traces["run_id"]) == set(runs["run_id"])  # the curves count the runs the summary counts
 
 
+@pytest.mark.slow
 def test_a_failed_run_needs_no_trace(sweep):
     """A recorded failure has no trace and is still counted (as failed), not left out."""
     victim = sorted(finished(sweep))[0]

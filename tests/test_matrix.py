@@ -57,23 +57,26 @@ def app_set_up():
     setup()
 
 
-def puzzle_tiers() -> tuple[list[str], list[str]]:
-    """The puzzle configs split in two: the first config of each puzzle class (the fast tier: every
-    puzzle's code), and the other variants of a class (packing/*, calendar_weekday: the slow tier)."""
+def puzzle_tiers(optimizer: str) -> tuple[list[str], list[str]]:
+    """The puzzle configs split in two. The fast tier: the first config of each puzzle class whose class
+    does not offer the optimiser's face (each refused in one line, before any work) and of those that
+    do, one run. The slow tier: every other config (each class run, and the variants packing/*, ...)."""
     first: dict[type, str] = {}
     for name in sorted(names("puzzle"), key=lambda name: ("/" in name, name)):  # packing/* last
         first.setdefault(PUZZLES[name], name)
-    chosen = list(first.values())
-    return chosen, [name for name in names("puzzle") if name not in chosen]
-
-
-CLASSES, VARIANTS = puzzle_tiers()
+    face = needs(OPTIMIZERS[optimizer])
+    refused = [name for name in first.values() if face not in offers(PUZZLES[name])]
+    ran = [name for name in first.values() if face in offers(PUZZLES[name])][:1]
+    return refused + ran, [name for name in names("puzzle") if name not in refused + ran]
 
 
 @pytest.mark.parametrize(
     "optimizer, puzzles",
-    [pytest.param(o, CLASSES, id=o) for o in names("optimizer")]
-    + [pytest.param(o, VARIANTS, id=f"{o}-variants", marks=pytest.mark.slow) for o in names("optimizer")],
+    [pytest.param(o, puzzle_tiers(o)[0], id=o) for o in names("optimizer")]
+    + [
+        pytest.param(o, puzzle_tiers(o)[1], id=f"{o}-rest", marks=pytest.mark.slow)
+        for o in names("optimizer")
+    ],
 )
 def test_every_puzzle_runs_or_refuses_in_one_line(optimizer, puzzles, tmp_path):
     """No traceback; a pair whose declared faces do not meet is refused by the compatibility line; a
@@ -95,7 +98,7 @@ def test_every_puzzle_runs_or_refuses_in_one_line(optimizer, puzzles, tmp_path):
         elif face is Face.FITNESS or (face in COMPILED and "optimizer." not in detail):
             assert outcome == "ok", (puzzle, detail)  # a compiled one may refuse a setting (start=greedy)
         ran += [puzzle] if outcome == "ok" else []
-    if puzzles is CLASSES:  # the seed's greedy, duplicates kept, builds no genome: task=colour_sweep only
+    if any(face in offers(PUZZLES[p]) for p in puzzles):  # the seed's greedy builds no genome: it runs
         repeats = OmegaConf.load(CONFIG_DIR / "optimizer" / f"{optimizer}.yaml").get("seed_faithful", False)
         assert bool(ran) != repeats, ran
 

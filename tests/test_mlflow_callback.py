@@ -36,6 +36,7 @@ def sweep(store: str, sweep_dir: Path, *overrides: str) -> subprocess.CompletedP
     )
 
 
+@pytest.mark.slow
 def test_a_sweep_logs_each_run_once(tmp_path):
     store, sweep_dir = f"sqlite:///{tmp_path}/mlflow.db", tmp_path / "sweep"
     proc = sweep(store, sweep_dir, "seed=0,1")  # the default launcher: joblib workers log their own runs
@@ -75,6 +76,7 @@ def test_a_sweep_logs_each_run_once(tmp_path):
             assert "best" not in run.data.metrics
 
 
+@pytest.mark.slow
 def test_a_single_run_that_raised_is_logged_as_failed(tmp_path):
     """A single run's bug raises out of the app (no run record); Hydra still calls on_job_end."""
     store = f"sqlite:///{tmp_path}/mlflow.db"
@@ -99,6 +101,7 @@ def test_a_single_run_that_raised_is_logged_as_failed(tmp_path):
     assert run.data.tags["seed"] == "4" and run.info.run_name == "single"
 
 
+@pytest.mark.slow
 def test_without_mlflow_one_line(tmp_path):
     """Asked for but not importable (a stand-in package that fails to import): one line, no traceback."""
     (tmp_path / "mlflow").mkdir()

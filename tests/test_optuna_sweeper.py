@@ -132,6 +132,7 @@ def test_jobs_are_numbered_by_their_trials():
     assert [[n for n, _ in group] for group in contiguous(batch)] == [[4, 5], [7, 8]]
 
 
+@pytest.mark.slow
 def test_the_sweeper_is_registered_as_optuna(compose_config):
     compose_config()  # the app's schemas and resolvers
     GlobalHydra.instance().clear()

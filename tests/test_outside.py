@@ -77,6 +77,7 @@ def report(sweep_dir: Path, out: Path, *csvs: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_the_example_joins_the_pentomino_study(pentomino_study, tmp_path):
     out = report(pentomino_study, tmp_path, EXAMPLE)
     runs = pd.read_csv(out / "runs.csv")
@@ -121,6 +122,7 @@ def test_the_example_joins_the_pentomino_study(pentomino_study, tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_outside_method_joins_the_ranking_and_the_cd_diagram(packing, tmp_path):
     """Two files (the option repeats), `run` for `seed`, the instance left blank or named: a reference
     at every instance's known optimum ranks first everywhere; its evaluations count fitness calls, as
@@ -149,6 +151,7 @@ def test_outside_method_joins_the_ranking_and_the_cd_diagram(packing, tmp_path):
     assert ((tests["a"] == "ref (outside)") | (tests["b"] == "ref (outside)")).sum() == 20
 
 
+@pytest.mark.slow
 def test_rows_pair_up_on_the_instance_key(edge, tmp_path, capsys):
     """`instance` is the instance key's value (2.0 reads as 2): one run per instance pairs up with
     the sweep's runs, so the test is Wilcoxon's; a method missing an instance is noted."""
@@ -265,12 +268,14 @@ def test_a_missing_file_is_one_line(edge, tmp_path):
     assert str(exit_.value) == f"error: outside results: no such file: {tmp_path / 'nowhere.csv'}"
 
 
+@pytest.mark.slow
 def test_without_outside_results_the_tables_are_unchanged(edge, tmp_path):
     out = report(edge, tmp_path)
     runs = pd.read_csv(out / "runs.csv")
     assert "source" not in runs and len(runs) == 4
 
 
+@pytest.mark.slow
 def test_no_score_below_a_lower_bound_an_exact_record_proved(edge, tmp_path):
     """An exact record of the same board (task exact on edge matching: columns optimum, lower_bound) in
     the sweep bounds what an outside row may claim on that instance, and only on that one."""

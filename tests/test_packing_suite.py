@@ -88,6 +88,7 @@ def test_the_35_hexominoes():
     assert strip.known_optimum is None and strip.area_bound == 0
 
 
+@pytest.mark.slow
 def test_a_piece_file_packs_with_the_strong_method(tmp_path):
     """Any polyomino set from a file: the five tetrominoes twice on width 4 pack into a 4x10
     rectangle, found by the strong method and checked cell by cell."""
@@ -111,6 +112,7 @@ def test_bad_copies_is_one_clear_line():
         PentominoStrip(copies=0)
 
 
+@pytest.mark.slow
 def test_every_suite_instance_composes(compose_config):
     """Each instance of the config group builds, with the known optimum its comment states."""
     expected = {

@@ -64,6 +64,7 @@ def assert_valid(puzzle: PentominoStrip, genome: np.ndarray):
     assert puzzle.fitness(genome) == layout.gaps == (grid == 0).sum()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.permutations(range(12)), st.integers(4, 12))
 def test_fixed_layouts_are_valid_and_match_the_seed_decoder(order, width):

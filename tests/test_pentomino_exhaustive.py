@@ -45,6 +45,7 @@ def test_branch_and_bound_agrees_with_decoding_every_order(tmp_path, count, widt
         assert orders_within(pieces, width, max_rows) == sum(n for r, n in rows.items() if r <= max_rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width, optimum, orders", [(6, 12, 144_839), (7, 10, 176_667)])
 def test_known_optima_of_the_fixed_strip(width, optimum, orders):
     """The facts behind PentominoStrip.known_optimum, which decide success, ERT and the target stop:

@@ -43,6 +43,7 @@ def test_counts_agree_with_cp_sat(name):
     assert answer.boards and all(is_perfect(puzzle, *b) for b in answer.boards)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["4x4 turning, 12 boards", "4x6 turning", "5x5 unturned, centre"])
 def test_same_answer_on_any_threads_order_symmetry_and_look_ahead(name):
     puzzle = BOARDS[name]
@@ -100,6 +101,7 @@ def test_a_changed_board_is_proved_to_have_none(change, walked, tmp_path):
     assert (answer.nodes > 0) == walked  # an odd colour count is a proof without a node
 
 
+@pytest.mark.slow
 def test_task_exact_proves_no_perfect_board_and_the_optimum(tmp_path):
     path = changed(1, "recoloured", tmp_path)
     proc = run_app(
@@ -125,6 +127,7 @@ def test_caps_stop_the_search_and_say_so():
     assert timed.stop_reason == "seconds" and timed.seconds < 5
 
 
+@pytest.mark.slow
 def test_the_6x12_clue_puzzle_is_solved_from_the_command_line(tmp_path):
     proc = run_app(
         "puzzle=eternity2",

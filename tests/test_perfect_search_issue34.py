@@ -20,6 +20,7 @@ def same_answer(a, b) -> bool:
     return a.nodes == b.nodes and a.count == b.count and a.stop_reason == b.stop_reason and boards
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["short", "spiral", "diagonal", "bands"])
 @pytest.mark.parametrize("lookahead", [False, True])
 def test_the_walk_walks_the_tree_it_did_before_issue_34(order, lookahead):
@@ -60,6 +61,7 @@ def test_every_order_is_a_scan_of_every_cell():
     assert list(ORDERS["columns_tr"](2, 3)) == [2, 5, 1, 4, 0, 3]
 
 
+@pytest.mark.slow
 def test_the_estimate_is_near_the_real_tree_and_repeats():
     for seed in (0, 1):
         puzzle = Eternity2Like(n=6, instance_seed=seed)
@@ -74,6 +76,7 @@ def test_the_estimate_is_near_the_real_tree_and_repeats():
     assert auto.order_name == min(auto.estimates, key=lambda x: auto.estimates[x][0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("slice_nodes", [1 << 10, 1 << 22])
 def test_the_race_gives_the_same_answer_on_one_and_two_threads(slice_nodes, monkeypatch):
     monkeypatch.setattr(race, "SLICE", slice_nodes)

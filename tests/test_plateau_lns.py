@@ -62,6 +62,7 @@ def test_every_operator_keeps_the_board_legal_and_its_tally_true(op):
     assert chain.ctl[BEST] < start  # from a random board every operator finds something
 
 
+@pytest.mark.slow
 def test_the_anneal_refill_prices_its_moves_and_reports_the_true_change():
     ls = Eternity2Like(n=6, instance_seed=1).local_search()
     assert ls is not None
@@ -99,6 +100,7 @@ def trace(row) -> pd.DataFrame:
 SMALL_BEAM = ["optimizer.width=50", "optimizer.max_width=500"]
 
 
+@pytest.mark.slow
 def test_from_the_app_a_run_is_legal_scored_true_never_worse_than_its_start_and_repeats(tmp_path):
     """`python -m experiments.run puzzle=eternity2_like puzzle.n=8 optimizer=plateau_lns budget.evaluations=...`:
     the same seed and budget give the same run on two chains; the best board is legal and re-scored as
@@ -128,6 +130,7 @@ def test_from_the_app_a_run_is_legal_scored_true_never_worse_than_its_start_and_
     assert rows[0]["best"] <= beam["best"] == steps.iloc[0]
 
 
+@pytest.mark.slow
 def test_from_a_board_file_it_starts_there_and_improves(tmp_path):
     greedy = api.run(puzzle="eternity2_like", optimizer="greedy", out=tmp_path / "greedy")
     board = run_dir(greedy) / "best_board.txt"

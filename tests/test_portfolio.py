@@ -48,6 +48,7 @@ def test_bad_settings_are_refused_in_one_line(tmp_path, setting, message):
     assert "\n" not in str(refused.value)
 
 
+@pytest.mark.slow
 def test_its_trace_opens_with_the_break_backtrackers_curve(tmp_path):
     """Under a time budget the race's (the breaks') own new bests are trace rows before the hand-over (at
     breaks_share of the time), so the curve has points from the first seconds; it ends at the record."""

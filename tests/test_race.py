@@ -78,6 +78,7 @@ def race_scores(note: str) -> list[tuple[str, int]]:
     return [(name, int(score)) for name, score in (item.rsplit(" ", 1) for item in listed)]
 
 
+@pytest.mark.slow
 def test_a_thread_whose_solver_ends_early_runs_the_spare_for_the_time_left(monkeypatch):
     """A beam of width 50 is done in milliseconds; under a time limit, with a core per solver, its
     thread then runs the spare backtracker (its own seed) until the race's time is up, and the race

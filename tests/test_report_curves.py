@@ -32,6 +32,7 @@ def sweep(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_runs_carry_wall_and_cpu_seconds(sweep):
     runs = pd.read_csv(sweep / "runs.csv")
     assert len(runs) == 6 and {"seconds", "cpu_seconds"} <= set(runs.columns)
@@ -59,6 +60,7 @@ def test_time_totals_of_a_constructed_frame():
     assert old["cpu_seconds_total"].isna().all()
 
 
+@pytest.mark.slow
 def test_every_task_records_cpu_seconds(tmp_path):
     """task=exact and the colour sweep's points time themselves: both clocks there too."""
     from experiments.tasks.colour_sweep import COLUMNS

@@ -87,6 +87,7 @@ def mixed(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_targets_are_per_puzzle_never_pooled_across_score_scales(mixed):
     ert = pd.read_csv(mixed / "ert_targets.csv")
     queens, board = ert[ert["puzzle"] == "queens"], ert[ert["puzzle"] == "edge_matching"]
@@ -154,6 +155,7 @@ def test_pictures_have_a_facet_per_puzzle_and_kind_and_say_what_they_show(mixed)
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_pictures_and_report_name_the_study_budget_and_smoke(mixed, monkeypatch):
     captions = []
     real = plots.finish

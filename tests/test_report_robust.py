@@ -144,6 +144,7 @@ def write_sweep(root: Path) -> Path:
     return damaged
 
 
+@pytest.mark.slow
 def test_plots_that_fail_are_named_and_the_rest_of_the_report_is_written(tmp_path, monkeypatch):
     damaged = write_sweep(tmp_path)
 
@@ -201,6 +202,7 @@ SWEEP = [
 ]
 
 
+@pytest.mark.slow
 def test_a_two_setting_sweep_with_failed_runs_gets_its_report(tmp_path):
     """The issue's command: cxpb=1.5 fails its runs, whose `best` is None beside the others' numbers."""
     done = run_app(*SWEEP, f"hydra.sweep.dir={tmp_path}")
@@ -216,6 +218,7 @@ def test_a_two_setting_sweep_with_failed_runs_gets_its_report(tmp_path):
     assert again.stdout.strip().endswith(f"report written to {tmp_path / 'report.md'}")
 
 
+@pytest.mark.slow
 def test_an_optuna_study_whose_first_trial_failed_gets_its_report_on_every_run(tmp_path):
     """Trials 0 and 2 fail (a negative temperature), 1 scores; the same command again runs trials 3 (a
     score: now two settings for the heatmap, beside failed runs) and 4."""
@@ -237,6 +240,7 @@ def test_an_optuna_study_whose_first_trial_failed_gets_its_report_on_every_run(t
     assert (tmp_path / "heatmap.png").is_file() and "## Failed runs" in (tmp_path / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_a_report_into_a_read_only_sweep_is_one_line(tmp_path, read_only):
     def fill(path: Path) -> None:
         for seed in range(2):

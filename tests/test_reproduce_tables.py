@@ -58,6 +58,7 @@ def colour_run(tmp_path_factory) -> Path:
     return run(tmp_path_factory.mktemp("colour") / "run", *COLOUR_SWEEP)
 
 
+@pytest.mark.slow
 def test_an_edited_colour_sweep_table_is_not_reproduced(colour_run, tmp_path, capsys):
     proc = app(str(colour_run), module="experiments.reproduce")  # the entry point, untouched: the same
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -96,6 +97,7 @@ def test_an_edited_colour_sweep_table_is_not_reproduced(colour_run, tmp_path, ca
     assert reproduce(colour_run, capsys)[0] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "overrides, name, column",
     [

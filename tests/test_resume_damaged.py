@@ -2,6 +2,7 @@
 as a shared file system or a killed node leaves them, is reported in one line and its run run again."""
 
 import pandas as pd
+import pytest
 
 from experiments.records import damage, is_complete
 from tests.test_sweeps import SWEEP, app, finished
@@ -14,6 +15,7 @@ def cut(path, keep=0.5):
     path.write_bytes(data[: int(len(data) * keep)])
 
 
+@pytest.mark.slow
 def test_damaged_records_are_reported_and_run_again(tmp_path):
     first = app(*SWEEP, f"hydra.sweep.dir={tmp_path}")
     assert first.returncode == 0, first.stderr
@@ -47,6 +49,7 @@ def test_damaged_records_are_reported_and_run_again(tmp_path):
     pd.testing.assert_frame_equal(after[same], before[same])  # same seeds, same results
 
 
+@pytest.mark.slow
 def test_report_leaves_out_a_damaged_record_in_one_line(tmp_path):
     first = app(*SWEEP, f"hydra.sweep.dir={tmp_path}")
     assert first.returncode == 0, first.stderr

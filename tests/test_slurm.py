@@ -18,6 +18,8 @@ import pytest
 from experiments.records import is_complete
 from tests.test_sweeps import app, finished
 
+pytestmark = pytest.mark.slow  # a one-node cluster started and stopped: the longer checks
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = [
     "-m",

@@ -51,6 +51,7 @@ strips = st_.tuples(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(strips)
 def test_delta_equals_full_decode_difference(case):

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
@@ -33,6 +34,7 @@ def dead_pid() -> int:
     return int(done.stdout)
 
 
+@pytest.mark.slow
 def test_a_sweep_folder_held_by_a_live_sweep_is_refused_in_one_line(tmp_path):
     (tmp_path / LOCK).write_text(f"{os.getpid()} {socket.gethostname()}\n")  # this test: alive
     done = app(*TINY, f"hydra.sweep.dir={tmp_path}")
@@ -46,6 +48,7 @@ def test_a_sweep_folder_held_by_a_live_sweep_is_refused_in_one_line(tmp_path):
     assert (tmp_path / LOCK).read_text() == f"{os.getpid()} {socket.gethostname()}\n"  # still theirs
 
 
+@pytest.mark.slow
 def test_a_stale_lock_is_taken_over_under_the_pinned_results_folder_and_released(tmp_path):
     """PUZZLELAB_RESULTS, not the current folder, holds results/; the sweep's folder is its readable
     name; a lock left by a dead process is taken over with a note, and gone when the sweep ends."""
@@ -61,6 +64,7 @@ def test_a_stale_lock_is_taken_over_under_the_pinned_results_folder_and_released
     assert not (sweep / LOCK).exists() and not list(elsewhere.iterdir())
 
 
+@pytest.mark.slow
 def test_an_interrupted_sweep_releases_its_lock(tmp_path):
     slow = [*TINY[:4], "seed=0,1", "budget.seconds=60", "budget.stop_at_optimum=false"]
     proc = subprocess.Popen(
@@ -114,6 +118,7 @@ def test_a_long_sweep_name_keeps_its_first_settings_and_a_hash_of_them_all():
     assert "/" not in sweep_name(["puzzle.pieces_file=/a/b.txt"])
 
 
+@pytest.mark.slow
 def test_help_lists_the_groups_a_user_chooses_from():
     done = app("--help")
     assert done.returncode == 0, done.stderr

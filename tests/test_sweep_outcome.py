@@ -31,6 +31,7 @@ def app(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_a_failed_run_fails_the_sweep_and_runs_again_once_its_cause_is_fixed(tmp_path):
     pieces = tmp_path / "board.txt"
     sweep = [
@@ -63,6 +64,7 @@ def test_a_failed_run_fails_the_sweep_and_runs_again_once_its_cause_is_fixed(tmp
     assert list(runs["status"]) == ["ok", "ok"]
 
 
+@pytest.mark.slow
 def test_a_changed_config_is_refused_naming_its_keys_and_runs_again_on_request(tmp_path):
     sweep = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa", "seed=0,1"]
     sweep += ["budget.evaluations=300", "budget.stop_at_optimum=false", f"hydra.sweep.dir={tmp_path}"]
@@ -81,6 +83,7 @@ def test_a_changed_config_is_refused_naming_its_keys_and_runs_again_on_request(t
     assert "t0: 5.0" in saved.read_text()
 
 
+@pytest.mark.slow
 def test_a_missing_trace_makes_a_record_incomplete(tmp_path):
     sweep = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa", "seed=0,1"]
     sweep += ["budget.evaluations=300", "budget.stop_at_optimum=false", f"hydra.sweep.dir={tmp_path}"]
@@ -93,6 +96,7 @@ def test_a_missing_trace_makes_a_record_incomplete(tmp_path):
     assert (next(tmp_path.rglob("seed=1")) / "trace.parquet").is_file()
 
 
+@pytest.mark.slow
 def test_running_the_same_command_again_resumes_its_sweep(tmp_path):
     """No hydra.sweep.dir given: the folder is named by the command, in whichever process a job runs."""
     sweep = ["-m", "puzzle=queens", "optimizer=sa,two_opt", "seed=0", "budget.evaluations=200", "study=demo"]
@@ -116,6 +120,7 @@ def test_the_same_command_finds_the_same_sweep_folder():
     assert len(sweep_name(long)) <= 80 and "/" not in sweep_name(long)
 
 
+@pytest.mark.slow
 def test_a_seconds_budget_alone_is_the_budget_and_says_so(tmp_path):
     done = app("puzzle=queens", "optimizer=sa", "budget.seconds=2", "budget.stop_at_optimum=false",
                f"hydra.run.dir={tmp_path}")  # fmt: skip
@@ -130,6 +135,7 @@ def test_a_seconds_budget_alone_is_the_budget_and_says_so(tmp_path):
     assert "evaluations: 20000" in (tmp_path / "d" / "config.yaml").read_text()  # re-runs as it ran
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "sig, solver",
     [
@@ -156,6 +162,7 @@ def test_an_interrupt_keeps_the_best_so_far(tmp_path, sig, solver):
     assert (tmp_path / "best.png").is_file() and (tmp_path / "best_board.txt").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "override, says",
     [
@@ -172,12 +179,14 @@ def test_numbers_a_record_cannot_store_are_refused_before_any_work(tmp_path, ove
     assert not (tmp_path / "run.parquet").exists()
 
 
+@pytest.mark.slow
 def test_a_read_only_run_folder_is_one_line(tmp_path, read_only):
     done = app("puzzle=queens", f"hydra.run.dir={read_only(tmp_path / 'run')}")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith(f"error: cannot write to {tmp_path / 'run'}")
 
 
+@pytest.mark.slow
 def test_an_unwritable_run_folder_fails_that_run_and_the_sweep_goes_on(tmp_path, read_only):
     blocked = read_only(tmp_path / "budget.evaluations=300,optimizer=sa,puzzle=queens" / "seed=1")
     sweep = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa", "seed=0,1,2"]
@@ -187,6 +196,7 @@ def test_an_unwritable_run_folder_fails_that_run_and_the_sweep_goes_on(tmp_path,
     assert len(pd.read_csv(tmp_path / "runs.csv")) == 2 and (tmp_path / "report.md").is_file()
 
 
+@pytest.mark.slow
 def test_records_take_the_users_umask(tmp_path):
     done = app("puzzle=queens", "budget.evaluations=100", f"hydra.run.dir={tmp_path}")
     assert done.returncode == 0, done.stderr
@@ -219,6 +229,7 @@ def status(pid: int) -> str:
         return "Z"
 
 
+@pytest.mark.slow
 def test_no_worker_outlives_a_killed_sweep(tmp_path):
     sweep = subprocess.Popen(
         [sys.executable, "-m", "experiments.run", "-m", "puzzle=queens", "optimizer=sa", "seed=0,1",

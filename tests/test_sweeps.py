@@ -36,6 +36,7 @@ def finished(sweep: Path) -> set[Path]:
     return {p.parent for p in sweep.rglob("run.parquet") if p.parent != sweep}
 
 
+@pytest.mark.slow
 def test_interrupted_sweep_resumes_with_only_the_missing_runs(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "experiments.run", *SWEEP, f"hydra.sweep.dir={tmp_path}"],
@@ -79,6 +80,7 @@ def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
     assert "1 run(s) failed" in (tmp_path / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_reproduce_passes_on_a_fresh_run_and_reports_a_tampered_one(tmp_path):
     proc = app(
         "optimizer=ga",
@@ -111,6 +113,7 @@ def test_reproduce_refuses_a_folder_that_is_not_a_run(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_joblib_sweep_one_thread_per_worker(tmp_path):
     """Every run of a local sweep records one numba thread, whatever the core count: the launcher
     runs one worker per core (n_jobs=-1) and joblib gives each cores // workers = 1 thread. The
@@ -147,6 +150,7 @@ def test_the_local_launcher_means_one_thread_per_worker_on_any_core_count(monkey
         assert backend._prepare_worker_env(workers)["NUMBA_NUM_THREADS"] == "1"
 
 
+@pytest.mark.slow
 def test_submitit_local_sweep_writes_its_records(tmp_path):
     proc = app(
         "-m",

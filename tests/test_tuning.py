@@ -39,6 +39,7 @@ def trials_of(sweep_dir: Path) -> list[optuna.trial.FrozenTrial]:
     return optuna.load_study(study_name=None, storage=f"sqlite:///{sweep_dir}/optuna.db").get_trials()
 
 
+@pytest.mark.slow
 def test_a_tuning_sweep_scores_trials_writes_the_best_optimizer_and_resumes(tmp_path, compose_config):
     first = run_app(*TUNE, "hydra.sweeper.n_trials=3", f"hydra.sweep.dir={tmp_path}")
     assert first.returncode == 0, first.stderr
@@ -72,6 +73,7 @@ def test_a_tuning_sweep_scores_trials_writes_the_best_optimizer_and_resumes(tmp_
     assert yaml.safe_load((tmp_path / "optimization_results.yaml").read_text()) == best
 
 
+@pytest.mark.slow
 def test_a_resumed_study_continues_its_trial_numbers_and_runs_a_stopped_sweeps_trial_again(tmp_path):
     first = run_app(*TUNE, "hydra.sweeper.n_trials=2", f"hydra.sweep.dir={tmp_path}")
     assert first.returncode == 0, first.stderr
@@ -116,6 +118,7 @@ def test_failed_trials_are_told_to_optuna_as_fail_and_the_sweep_goes_on(tmp_path
     assert "trial 1 failed" in proc.stdout and not (tmp_path / "optimization_results.yaml").exists()
 
 
+@pytest.mark.slow
 def test_tuned_settings_that_cannot_be_written_fail_the_sweep_in_one_line(tmp_path):
     (tmp_path / "configs").write_text("a file where the tuned optimizer's folder goes")
     proc = run_app(*TUNE, "hydra.sweeper.n_trials=1", "hydra.sweeper.n_jobs=1", f"hydra.sweep.dir={tmp_path}")
@@ -125,6 +128,7 @@ def test_tuned_settings_that_cannot_be_written_fail_the_sweep_in_one_line(tmp_pa
     assert len(trials_of(tmp_path)) == 1 and (tmp_path / "trials.csv").is_file()  # the trial is kept
 
 
+@pytest.mark.slow
 def test_a_bad_sampler_name_is_one_line(tmp_path):
     proc = run_app(*TUNE, "hydra.sweeper.sampler.name=tpee", f"hydra.sweep.dir={tmp_path}")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr

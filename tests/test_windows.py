@@ -43,6 +43,7 @@ def brute_force_best(inst, st, cells) -> int:
     return best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [0, 1])
 def test_a_re_solve_finds_the_best_re_fill_and_keeps_the_board_legal(extra):
     puzzle = Eternity2Like(n=5, instance_seed=3)
