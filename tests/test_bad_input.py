@@ -239,10 +239,10 @@ def assert_one_line(proc: subprocess.CompletedProcess, expected: str) -> None:
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="runs each case in a forked child")
 
 
-@needs_fork
 FAST = 4  # the fast tier's cases (the launcher's, checked before Hydra runs); the rest run in the slow tier
 
 
+@needs_fork
 @pytest.mark.parametrize(
     "args, expected",
     [pytest.param(*case, marks=() if i < FAST else pytest.mark.slow) for i, case in enumerate(CASES)],

@@ -102,10 +102,20 @@ def case_id(case) -> str:
     return args.replace("{tmp}", "").replace("{inputs}/", "")[-60:]
 
 
+FAST = ("puzzle.n=100000", "quota=[99,98,97]")  # the fast tier's cases: a hang refused, a silent setting named
+
+
+def tiered(case):
+    """A case, marked slow unless it is one of FAST."""
+    values, marks = (case.values, list(case.marks)) if hasattr(case, "values") else (case, [])
+    fast = any(values[0].endswith(key) for key in FAST)
+    return pytest.param(*values, marks=marks if fast else [*marks, pytest.mark.slow])
+
+
 @needs_fork
 @pytest.mark.parametrize(
     "args, expected",
-    [pytest.param(*case, marks=() if i < 2 else pytest.mark.slow) for i, case in enumerate(CASES)],
+    [tiered(case) for case in CASES],
     ids=[case_id(c) for c in CASES],
 )
 def test_a_mistake_ends_in_one_line(args, expected, tmp_path, inputs):
