@@ -102,7 +102,10 @@ def case_id(case) -> str:
     return args.replace("{tmp}", "").replace("{inputs}/", "")[-60:]
 
 
-FAST = ("puzzle.n=100000", "quota=[99,98,97]")  # the fast tier's cases: a hang refused, a silent setting named
+FAST = (
+    "puzzle.n=100000",
+    "quota=[99,98,97]",
+)  # the fast tier's cases: a hang refused, a silent setting named
 
 
 def tiered(case):

@@ -332,7 +332,7 @@ PARTS = 4  # tests that pytest-xdist runs side by side (as one test it took 164 
 KINDS = 8  # `boards` cycles turning or not and its 4 kinds every 8 boards: parts take blocks of 8
 
 
-SAMPLE = 24  # the fast tier's share: one block of KINDS boards in SAMPLE, every kind and size still met
+SAMPLE = 48  # the fast tier's share: one block of KINDS boards in SAMPLE, every kind and size still met
 
 
 def cross_check(part: int, parts: int) -> tuple[Counter, list[str], float]:
@@ -352,7 +352,7 @@ def test_both_exact_searches_agree_with_the_referee_on_a_sample_of_boards():
     tally, wrong, _ = cross_check(0, SAMPLE)
     assert not wrong, "\n".join(wrong[:20])
     assert tally["boards"] >= 2000 // SAMPLE
-    assert tally["with a perfect board"] >= 10 and tally["with none"] >= 10
+    assert tally["with a perfect board"] >= 5 and tally["with none"] >= 5
     assert tally["refereed optima above 1"] >= 200 // SAMPLE
 
 
@@ -412,6 +412,7 @@ def test_a_wrong_proof_of_none_fails_loudly(tmp_path):
         solve_exact(puzzle.table, puzzle.n, grey_rule=True, m=puzzle.m, proved=1)
 
 
+@pytest.mark.slow
 def test_issue_31_board_through_the_app(tmp_path):
     """task=exact counts its perfect boards (optimum 0); optimizer=backtrack records best 0."""
     path, _ = issue_31(tmp_path)

@@ -8,6 +8,7 @@ import json
 import iohinspector
 import pandas as pd
 import polars as pl
+import pytest
 
 
 def expected(sweep) -> dict[tuple[str, int], list[list[tuple[int, float]]]]:
@@ -27,6 +28,7 @@ def expected(sweep) -> dict[tuple[str, int], list[list[tuple[int, float]]]]:
     return {key: sorted(value) for key, value in found.items()}
 
 
+@pytest.mark.slow
 def test_export_reads_back_as_the_run_records(outside_sweep):
     export = outside_sweep / "iohprofiler"
     assert (outside_sweep / "iohprofiler.zip").stat().st_size > 0
@@ -48,6 +50,7 @@ def test_export_reads_back_as_the_run_records(outside_sweep):
     assert {key: sorted(value) for key, value in read.items()} == expected(outside_sweep)
 
 
+@pytest.mark.slow
 def test_export_has_the_analyzer_loggers_layout(outside_sweep):
     folder = outside_sweep / "iohprofiler" / "walk"
     meta = json.loads((folder / "IOHprofiler_f1_hidden_order.json").read_text())

@@ -253,6 +253,7 @@ BAD = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text, line", BAD, ids=[line.split(": ", 1)[1][:40] for _, line in BAD])
 def test_bad_input_ends_with_one_line(edge, tmp_path, text, line):
     csv = write_csv(tmp_path / "results.csv", text)
@@ -262,6 +263,7 @@ def test_bad_input_ends_with_one_line(edge, tmp_path, text, line):
     assert not (tmp_path / "report").exists()  # nothing written
 
 
+@pytest.mark.slow
 def test_a_missing_file_is_one_line(edge, tmp_path):
     with pytest.raises(SystemExit) as exit_:
         report(edge, tmp_path / "report", tmp_path / "nowhere.csv")

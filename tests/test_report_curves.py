@@ -151,6 +151,7 @@ def test_best_so_far_against_seconds_is_the_trace_step():
     assert curve["best"].tolist()[1:] == [10.0, 5.0, 3.0] and math.isnan(curve["best"].iloc[0])
 
 
+@pytest.mark.slow
 def test_report_writes_seconds_curves_and_the_ert_table(sweep):
     for name in ("convergence.png", "convergence_seconds.png", "ert_targets.csv", "ert_targets.parquet"):
         assert (sweep / name).stat().st_size > 0
