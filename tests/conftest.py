@@ -107,27 +107,3 @@ def read_only():
         subprocess.run(["umount", str(path)], check=True)
     for path in locked:
         path.chmod(stat.S_IRWXU)
-
-
-# Tests that compile the same heavy numba kernels, kept on one pytest-xdist worker (--dist loadgroup in
-# pyproject.toml): on a fresh clone both workers would otherwise compile them at once, each for itself.
-KERNEL_GROUPS = {
-    "plateau": ("tests/test_plateau_lns.py", "tests/test_portfolio.py", "[plateau_lns]", "[portfolio]"),
-    "beam": (
-        "tests/test_beam.py",
-        "tests/test_beam_rectangles.py",
-        "tests/test_windows.py",
-        "[beam]",
-        "[beam_refine]",
-    ),
-    "backtrack": ("tests/test_backtrack.py", "[backtrack]", "[exact_first]"),
-}
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        group = next(
-            (name for name, keys in KERNEL_GROUPS.items() if any(k in item.nodeid for k in keys)), None
-        )
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
