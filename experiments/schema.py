@@ -133,7 +133,7 @@ def settings_of(group: str, name: str, config_dir: Path = CONFIG_DIR) -> dict[st
     for entry in node.get("defaults", []):
         if isinstance(entry, str) and entry != "_self_" and (config_dir / group / f"{entry}.yaml").is_file():
             values.update(settings_of(group, entry, config_dir))
-    target = node.get("_target_")
+    target = config_target(config_dir / group / f"{name}.yaml", config_dir / group)
     if target and not values:
         parameters = inspect.signature(component(target, config_dir)).parameters.items()
         values = {k: p.default for k, p in parameters if p.default is not inspect.Parameter.empty}
