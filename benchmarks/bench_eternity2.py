@@ -9,6 +9,8 @@
     python -m benchmarks.bench_eternity2 anytime --seconds 60 --seeds 5 --methods breaks,beam,beam_refine
     python -m benchmarks.bench_eternity2 anytime --seconds 600 --seeds 3 --methods portfolio,beam,beam_refine
     python -m benchmarks.bench_eternity2 sweep --seconds 10 --optimizers exact_first,breaks,portfolio
+    python -m benchmarks.bench_eternity2 walk --restarts 8 --repeats 5
+    python -m benchmarks.bench_eternity2 ladder --seconds 600 --threads 2 [--set abandon_nodes=1000000]
 
 speed: evaluations per CPU second through the Objective on 16 x 16, one core: priced moves of
 `sa_compiled` against fitness calls (candidates) of today's `sa`, both measured in this run.
@@ -27,6 +29,8 @@ with beam_refine's widths) runs `--seconds` of wall-clock time per seed as `pyth
 threads), side by side in this run; it prints the matched joins of the best board at 1, 10, 60, 600
 and 3,600 s (those within the budget, read from the run's trace), the final board re-scored, where
 `breaks` spends its nodes by depth, and the plateau walk's operator shares.
+walk, ladder: the break backtracker's placements per second beside the walk before it, and its complete
+boards per hour at each score (benchmarks/eternity2_ladder.py).
 sweep: the colour sweep's hard counts (issue 33's last target): the seed's pseudo Eternity II (no
 turns, centre given; `puzzles.edge_matching.seed_sweep.puzzle_for`) at `--boards` (n,colours; by default
 the three counts whose best median was below 95%), instances 0..`--seeds`-1, each optimiser of
@@ -51,6 +55,8 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from benchmarks.eternity2_ladder import bench_ladder, bench_walk, new_plot, save_plot
+from benchmarks.eternity2_rescore import rescored
 from benchmarks.timing import compare, report
 from core.space import Budget
 from experiments.api import config
@@ -60,80 +66,12 @@ from heuristics.chains import warm_up
 from heuristics.compiled import Chains, CompiledSA
 from heuristics.minimize import minimize
 from heuristics.sa import SimulatedAnnealing
-from puzzles.edge_matching.board import Layout, inner_edges
-from puzzles.edge_matching.eternity2 import DATA, STARTER, Eternity2, Eternity2Like
+from puzzles.edge_matching.board import inner_edges
+from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
 from puzzles.edge_matching.seed_sweep import puzzle_for
 from puzzles.edge_matching.solvers.beam import Beam
 
 PYTHON_EVALS, COMPILED_EVALS = 20_000, 4_000_000
-
-
-def official_sides() -> np.ndarray:
-    """The official pieces read straight from the bundled file (its columns: bottom, left, top, right),
-    as [left, top, right, bottom]: the check's own reading, not the puzzle's."""
-    raw = np.loadtxt(DATA, dtype=np.int64, comments="#", ndmin=2)
-    return raw[:, [1, 2, 3, 0]]
-
-
-def checked_unmatched(sides: np.ndarray, layout: Layout, fixed=(), rim: bool = True) -> int:
-    """Unmatched joins of a board under Eternity II's rules, counted from the pieces alone, after
-    checking the rules: every piece exactly once, each fixed (row, col, piece, turns) piece (1-based,
-    as STARTER) in place, grey (0) sides exactly on the rim (with `rim`: off for a board of a fitness that
-    puts any piece anywhere, where a grey side inside counts as unmatched). Raises AssertionError naming
-    what breaks.
-
-    Independent of the puzzle's tables and scorer: its own turning (a clockwise quarter turn brings the
-    left side to the top) and its own loops over the joins."""
-    n, m = layout.n, layout.m
-    piece, turn = [int(p) for p in layout.piece], [int(t) for t in layout.rotation]
-    problems = []
-    if sorted(piece) != list(range(len(sides))):
-        problems.append(f"the {n * m} cells do not hold each of the {len(sides)} pieces once")
-    for row, col, p, t in fixed:
-        cell = (row - 1) * m + col - 1
-        if (piece[cell], turn[cell] % 4) != (p - 1, t):
-            problems.append(
-                f"cell ({row}, {col}) holds piece {piece[cell] + 1} turned {turn[cell]}, not {p} turned {t}"
-            )
-    shown = []  # per cell, the colours on [left, top, right, bottom]
-    for cell in range(n * m):
-        row, col = divmod(cell, m)
-        colours = [int(sides[piece[cell]][(k - turn[cell]) % 4]) for k in range(4)]
-        shown.append(colours)
-        on_rim = [col == 0, row == 0, col == m - 1, row == n - 1]
-        if rim and [c == 0 for c in colours] != on_rim:
-            problems.append(f"cell ({row + 1}, {col + 1}): grey sides {colours} where the rim is {on_rim}")
-    if problems:
-        raise AssertionError(f"illegal board ({len(problems)} problems): " + "; ".join(problems[:5]))
-    unmatched = 0
-    for cell in range(n * m):
-        row, col = divmod(cell, m)
-        right, below = shown[cell][2], shown[cell][3]
-        if col < m - 1:
-            unmatched += right != shown[cell + 1][0] or right == 0
-        if row < n - 1:
-            unmatched += below != shown[cell + m][1] or below == 0
-    return unmatched
-
-
-def rescored(puzzle, tally: float, layout: Layout, what: str, rim: bool = True) -> int:
-    """Matched joins of a final board, re-scored: the puzzle's check and scorer, and checked_unmatched;
-    every count and `tally` (a run's own unmatched count) must agree, else AssertionError."""
-    puzzle.check(layout)
-    official = isinstance(puzzle, Eternity2)
-    fixed = [STARTER] if official and len(puzzle.preplaced) else []
-    if official and len(puzzle.preplaced) != len(fixed):
-        raise ValueError("rescored knows the starter alone; clues are not checked")
-    sides = official_sides() if official else puzzle.sides
-    ours = checked_unmatched(sides, layout, fixed, rim)
-    scored = int(puzzle.score_layout(layout)["unmatched_edges"])
-    fitness = int(puzzle.fitness(puzzle.encode(layout)))
-    if not ours == scored == fitness == tally:
-        raise AssertionError(
-            f"{what}: the run's tally says {tally:g} unmatched joins, but its final board re-scored gives "
-            f"{scored} (puzzle scorer), {fitness} (fitness), {ours} (benchmark's own count)"
-        )
-    return inner_edges(layout.n, layout.m) - ours
 
 
 def bench_speed(repeats: int) -> None:
@@ -366,6 +304,7 @@ def bench_anytime(args) -> None:
     puzzle = Eternity2(starter=args.starter)
     finals: dict[str, list[int]] = {}
     curves: dict[str, list[list[int | None]]] = {}
+    traces: dict[str, list[list[tuple[float, int]]]] = {}
     for name in args.methods.split(","):
         optimizer = optimizer_named(name, 1, settings_for(name, args.set))
         runner = as_optimizer(optimizer, puzzle)
@@ -385,6 +324,7 @@ def bench_anytime(args) -> None:
             shown = [(mark, 480 - int(min(b)) if b else None) for mark, b in zip(MARKS, seen, strict=False)]
             finals.setdefault(name, []).append(matched)
             curves.setdefault(name, []).append([a for _, a in shown])
+            traces.setdefault(name, []).append([(t, 480 - int(b)) for _, t, b in result.trace])
             line = f"  {name} seed {seed}: " + ", ".join(f"{a if a else '-'} by {m:g} s" for m, a in shown)
             line += f"; final {matched} of 480 (re-scored) after {result.seconds:.0f} s"
             built = getattr(runner, "last", None)
@@ -407,6 +347,28 @@ def bench_anytime(args) -> None:
             + ", ".join(f"{m:g} s {v:g}" for m, v in zip(marks, medians, strict=True))
             + " (0: no board yet)"
         )
+    if args.plot:
+        draw_anytime(traces, args)
+
+
+def draw_anytime(traces: dict[str, list[list[tuple[float, int]]]], args) -> None:
+    """The anytime curves as a picture: each run's best matched joins over time, one colour a method."""
+    from matplotlib import rcParams
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = new_plot()
+    for (name, runs), colour in zip(
+        traces.items(), rcParams["axes.prop_cycle"].by_key()["color"], strict=False
+    ):
+        for k, run in enumerate(runs):
+            times = [max(t, 0.1) for t, _ in run] + [args.seconds]
+            joins = [j for _, j in run] + [run[-1][1]]
+            ax.step(times, joins, where="post", color=colour, alpha=0.8, label=name if k == 0 else None)
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds (wall clock)")
+    ax.set_ylabel("matched joins of 480, best so far")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    save_plot(fig, ax, f"Eternity II, starter only: {args.seeds} seeds per method", args.plot)
 
 
 def depth_profile(depth_nodes: np.ndarray) -> str:
@@ -461,6 +423,7 @@ def main() -> None:
     anytime_.add_argument("--seed-from", type=int, default=0)
     anytime_.add_argument("--methods", default="breaks,beam,beam_refine")
     anytime_.add_argument("--no-starter", dest="starter", action="store_false")
+    anytime_.add_argument("--plot", default=None, help="draw the anytime curves into this PNG file")
     generated = sub.add_parser("generated")
     generated.add_argument("--size", type=int, default=8)
     generated.add_argument("--cols", type=int, default=None, help="columns of a rectangle (default: --size)")
@@ -478,6 +441,27 @@ def main() -> None:
     generated.add_argument(
         "--optimizers", default="hybrid_vlns,sa_compiled,ils_compiled,descent_compiled,sa,two_opt_swap,ga"
     )
+    walk = sub.add_parser("walk")
+    walk.add_argument("--restarts", type=int, default=8)
+    walk.add_argument("--repeats", type=int, default=5)
+    ladder = sub.add_parser("ladder")
+    ladder.add_argument("--seconds", type=float, default=600)
+    ladder.add_argument("--seeds", type=int, default=1)
+    ladder.add_argument("--seed-from", type=int, default=0)
+    ladder.add_argument("--threads", type=int, default=2)
+    ladder.add_argument("--floor", type=int, default=460, help="the lowest matched joins counted")
+    ladder.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE", help="a breaks setting of ours"
+    )
+    ladder.add_argument(
+        "--baseline-set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a breaks setting of the baseline",
+    )
+    ladder.add_argument("--no-baseline", action="store_true")
+    ladder.add_argument("--plot", default=None, help="draw the ladder into this PNG file")
     sweep = sub.add_parser("sweep")
     sweep.add_argument(
         "--boards",
@@ -508,6 +492,10 @@ def main() -> None:
         bench_anytime(args)
     elif args.what == "sweep":
         bench_sweep(args)
+    elif args.what == "walk":
+        bench_walk(args)
+    elif args.what == "ladder":
+        bench_ladder(args)
     else:
         bench_generated(args)
 

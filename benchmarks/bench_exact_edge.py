@@ -8,6 +8,8 @@ the rim, pre-placed pieces kept) and re-scored: 0 unmatched joins.
     python -m benchmarks.bench_exact_edge hardest [--instances 10] [--seconds 600] [--threads 2] [--sides portfolio]
     python -m benchmarks.bench_exact_edge clues [--seconds 600]
     python -m benchmarks.bench_exact_edge none [--instances 5]
+    python -m benchmarks.bench_exact_edge hedge [--instances 8] [--nodes 1000000000]
+    python -m benchmarks.bench_exact_edge census [--sizes 6,7] [--instances 1] [--repeats 3] [--limit 1] [--previous REV]
 
 The baseline is the row-scan perfect search the backtracker had before puzzles/edge_matching/solvers/perfect_search/
 (benchmarks/row_scan.py), measured in the same run.
@@ -17,15 +19,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from benchmarks import perfect_search_before as before_search
 from benchmarks.row_scan import first_board
-from benchmarks.timing import compare, report
+from benchmarks.timing import Timing, compare, report
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
 from puzzles.edge_matching.seed_sweep import puzzle_for
@@ -83,7 +88,7 @@ def _reads(board, nodes: int) -> str:
     """Candidate entries read per node, and the share of them rejected because the piece is used (or is
     a twin whose earlier twin is free), over the first `nodes` nodes of a first-board search."""
     never, tally = np.zeros(1, np.int64), np.zeros(2, np.int64)
-    *_, walked, _ = board.walk(
+    _, _, walked, _, _ = board.walk(
         board.fresh_state(), 0, len(board.order), 1, nodes, never, never.copy(), 1, tally
     )
     reads, blocked = tally
@@ -315,6 +320,147 @@ def from_sides(sides: np.ndarray) -> Eternity2:
         return Eternity2(starter=False, pieces_file=str(path), order="left top right bottom")
 
 
+def fresh_boards(instances: int) -> dict[str, EdgeMatching]:
+    """Boards the order choice was not tuned on: generated peak 7 x 7 boards of seeds from 100, 6 x 8
+    rectangles of 3 frame and 6 inner colours, and 8 x 8 boards of 4 frame and 8 inner colours (not the peak's 3 and 8)."""
+    boards: dict[str, EdgeMatching] = {}
+    for s in range(100, 100 + instances):
+        boards[f"7x7 peak #{s}"] = Eternity2Like(n=7, instance_seed=s)
+        boards[f"6x8 3+6 colours #{s}"] = Eternity2Like(
+            n=6, m=8, frame_colours=3, inner_colours=6, instance_seed=s
+        )
+        boards[f"8x8 4+8 colours #{s}"] = Eternity2Like(
+            n=8, frame_colours=4, inner_colours=8, instance_seed=s
+        )
+    return boards
+
+
+def hedge(args) -> None:
+    """How first-board searches would fare on boards the order choice was not tuned on: the nodes to the
+    first board of each of the four orders of smallest estimated tree, each walked alone on one thread
+    (capped at --nodes: a lower bound), and from them the wall time, in one thread's nodes, of each way
+    to spend two threads: the pick's tree split (nodes / 2), two or four orders raced for the whole run
+    (each order a share of the threads: k / 2 x the least), and the app's HEDGE_ROUNDS race then the
+    split. Node counts do not depend on the machine's load."""
+    from puzzles.edge_matching.solvers.perfect_search.race import HEDGE_ROUNDS, SLICE
+
+    cost: dict[str, list[float]] = {
+        "split the pick": [],
+        "race 2": [],
+        "race 4": [],
+        "short race, then split": [],
+    }
+    for name, p in fresh_boards(args.instances).items():
+        board = Board(p.table, p.n, p.m, p.preplaced, order="auto")
+        ranked = sorted(board.estimates, key=lambda x: board.estimates[x][0])
+        orders, seen = [], set()
+        for scan in ranked:
+            cells = board.sibling(scan).order.tobytes()
+            if cells not in seen:
+                seen.add(cells)
+                orders.append(scan)
+            if len(orders) == 4:
+                break
+        first = {}
+        for scan in orders:
+            answer = search(board.sibling(scan), limit=1, threads=1, max_nodes=args.nodes)
+            first[scan] = answer.nodes if answer.boards or answer.none else float(args.nodes)
+            checked(p, answer)
+        n = [first[s] for s in orders]
+        quick = HEDGE_ROUNDS * SLICE
+        row = {
+            "split the pick": n[0] / 2,
+            "race 2": min(n[:2]),
+            "race 4": 2 * min(n),
+            "short race, then split": min(n[:2]) if min(n[:2]) <= quick else quick + n[0] / 2,
+        }
+        for k, v in row.items():
+            cost[k].append(v)
+        shown = ", ".join(f"{s} {first[s]:,.0f}{'+' if first[s] >= args.nodes else ''}" for s in orders)
+        print(f"{name}: nodes to the first board by order ({shown}); wall in nodes: "
+              + ", ".join(f"{k} {v:,.0f}" for k, v in row.items()), flush=True)  # fmt: skip
+    print(f"\nover {len(cost['race 2'])} boards (capped orders count as {args.nodes:,} nodes):")
+    for k, v in cost.items():
+        print(
+            f"  {k}: median {statistics.median(v):,.0f}, mean {statistics.mean(v):,.0f}, worst {max(v):,.0f}"
+        )
+
+
+PREVIOUS = "9782dab"  # the count code before issue 47 (the walk that turned once per dead end)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def census(args) -> None:
+    """Generated peak boards (the hardest colour counts of their size) counted through the app
+    (`python -m experiments.run task=exact`), beside the same app at an earlier commit (`--previous`,
+    checked out in a git worktree) in the same run, interleaved: perfect boards, nodes, pieces placed,
+    the task's seconds, the threads' busy share. The sides must agree on the count and the nodes (the
+    census's checksums); `--limit 1`: the first board instead."""
+    sides = {"now": ROOT}
+    if args.previous != "none":  # none: this checkout alone (a count of an hour a side)
+        sides = {f"previous ({args.previous})": _worktree(args.previous), **sides}
+    for side in sides.values():  # compiles each side's kernels into its numba cache, untimed
+        _app_exact(side, 5, 0, args)
+    for n in map(int, args.sizes.split(",")):
+        for s in range(args.instances):
+            rows: dict[str, list[dict]] = {name: [] for name in sides}
+            for _ in range(args.repeats):
+                for name, side in sides.items():
+                    rows[name].append(_app_exact(side, n, s, args))
+            what = "first board" if args.limit else "census"
+            print(f"\n{n}x{n} #{s} (peak colours), {what} on {args.threads} threads through the app:")
+            for name, runs in rows.items():
+                last = runs[-1]
+                placed = f", {last['placements']:,} pieces placed" if "placements" in last else ""
+                busy = f", threads busy {last['busy']:.1%}" if "busy" in last else ""
+                print(
+                    f"  {name}: {last['perfect_boards']:,} perfect boards ({last['stop_reason']}, order "
+                    f"{last['scan_order']}), {last['nodes']:,} nodes{placed}{busy}"
+                )
+            counts = {(r["perfect_boards"], r["nodes"]) for runs in rows.values() for r in runs}
+            if any(r["stop_reason"] == "seconds" for runs in rows.values() for r in runs):
+                print("  checksums not compared: a run stopped at --seconds (its nodes are the time's)")
+            else:
+                print(
+                    f"  checksums (count, nodes) {'agree' if len(counts) == 1 else 'DIFFER: ' + str(counts)}"
+                )
+            timings = {name: Timing(tuple(r["seconds"] for r in runs), None) for name, runs in rows.items()}
+            report(timings, baseline=next(iter(sides)) if len(sides) > 1 else None)
+
+
+def _worktree(rev: str) -> Path:
+    """A checkout of `rev` beside this one (made once per commit, kept for the next run: its numba
+    cache too)."""
+    found = subprocess.run(["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=ROOT,
+                           capture_output=True, text=True)  # fmt: skip
+    if found.returncode != 0:
+        raise SystemExit(f"--previous {rev}: no such commit in this clone (a shallow clone? fetch it)")
+    commit = found.stdout.strip()
+    folder = Path(tempfile.gettempdir()) / f"puzzlelab-{commit[:12]}"
+    if not folder.exists():
+        subprocess.run(["git", "worktree", "add", "--detach", str(folder), commit], cwd=ROOT, check=True,
+                       capture_output=True)  # fmt: skip
+    return folder
+
+
+def _app_exact(checkout: Path, n: int, seed: int, args) -> dict:
+    """One `task=exact` run of the app in `checkout` on the generated n x n board: its exact.parquet
+    row, with the task's seconds."""
+    with tempfile.TemporaryDirectory() as run_dir:
+        command = [
+            sys.executable, "-m", "experiments.run", "puzzle=eternity2_like", f"puzzle.n={n}",
+            f"puzzle.instance_seed={seed}", "task=exact", f"task.threads={args.threads}", "progress=false",
+            f"hydra.run.dir={run_dir}", *([f"task.limit={args.limit}"] if args.limit else []),
+            *([f"task.seconds={args.seconds}"] if args.seconds else []),
+        ]  # fmt: skip
+        done = subprocess.run(command, cwd=checkout, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"{checkout}: {' '.join(command[1:])} failed: {done.stderr.strip()[-500:]}")
+        row = pd.read_parquet(Path(run_dir) / "exact.parquet").iloc[0].to_dict()
+        row["seconds"] = float(pd.read_parquet(Path(run_dir) / "run.parquet").iloc[0]["seconds"])
+        return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -325,13 +471,15 @@ def main() -> None:
         ("hardest", hardest),
         ("clues", clues),
         ("none", none),
+        ("census", census),
+        ("hedge", hedge),
     ):
         p = sub.add_parser(name, help=fn.__doc__.splitlines()[0])
         p.set_defaults(fn=fn)
         p.add_argument("--nodes", type=int, default=200_000_000, help="node cap per search (speed, tree)")
         p.add_argument("--repeats", type=int, default=3)
-        p.add_argument("--instances", type=int, default=10 if name == "hardest" else 5)
-        p.add_argument("--seconds", type=float, default=600.0)
+        p.add_argument("--instances", type=int, default={"hardest": 10, "census": 1, "hedge": 8}.get(name, 5))
+        p.add_argument("--seconds", type=float, default=None if name == "census" else 600.0)
         p.add_argument("--threads", type=int, default=2)
         if name == "hardest":
             p.add_argument(
@@ -339,6 +487,14 @@ def main() -> None:
                 default="split,auto,portfolio",
                 help="comma-separated: split (one tree, order short), auto (one tree, order estimated), "
                 "portfolio (two orders raced, then one split: the app)",
+            )
+        if name == "census":
+            p.add_argument("--sizes", default="6,7", help="comma-separated board sizes n (n x n)")
+            p.add_argument("--limit", type=int, default=None, help="1: the first board, not a census")
+            p.add_argument(
+                "--previous",
+                default=PREVIOUS,
+                help="the commit whose app is the baseline (none: no baseline)",
             )
     args = parser.parse_args()
     args.fn(args)

@@ -99,7 +99,7 @@ def replay(runs: pd.DataFrame, traces: pd.DataFrame, folder: Path, algorithm: st
         last = len(rows) - 1
         for i, (evaluations, best) in enumerate(rows):
             y = float(best)
-            improved = i < last or evaluations != run["evaluations"]
+            improved = i == 0 or i < last or evaluations != run["evaluations"]  # a first call always improves
             logger.call(ioh.LogInfo(int(evaluations), y, y, y, y, y, y, [], [], [], optimum, improved))
         logger.reset()
     logger.close()

@@ -18,24 +18,11 @@ from typing import IO, Any
 from tqdm import tqdm
 
 from core import progress
+from core.progress import clock, rate
 from core.space import Budget
 
 TERMINAL_EVERY = 0.5  # seconds between redraws of a terminal's bar
 LOG_EVERY = 5.0  # seconds between lines written to a file
-
-
-def rate(count: float, seconds: float, unit: str) -> str:
-    """A speed a person reads at a glance: 21.3M node/s."""
-    per = count / seconds if seconds > 0 else 0.0
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if per >= scale:
-            return f"{per / scale:.1f}{suffix} {unit}/s"
-    return f"{per:.0f} {unit}/s"
-
-
-def clock(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}" if minutes >= 60 else f"{minutes}:{secs:02d}"
 
 
 class LiveLine:

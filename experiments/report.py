@@ -19,6 +19,7 @@ from omegaconf import OmegaConf
 from experiments import iohprofiler, plots
 from experiments.colour_report import colour_budget, colour_sweep_outputs
 from experiments.gather import gather_runs, gather_traces, group_keys, instance_columns
+from experiments.hardness_report import hardness_budget, hardness_outputs
 from experiments.outside import OutsideError, join_outside
 from experiments.ranking import Ranking, cd_diagram, rank
 from experiments.records import CONFIG, RUN, atomic_write, write_table
@@ -163,20 +164,33 @@ def report(
     skipped: dict[str, str] = {}  # the pictures not drawn, and why
     colour_caption = caption(study, colour_budget(study, runs))
     colour = colour_sweep_outputs(roots, out, colour_caption, skipped)
+    hardness_caption = caption(study, hardness_budget(study["config"].get("task") or {}))
+    hardness = hardness_outputs(roots, out, hardness_caption, skipped)
     ok = scored(runs)
-    if ok.empty:  # nothing scored (a colour sweep's records, or every run failed): what there is
+    if ok.empty:  # nothing scored (a colour sweep's or hardness study's records, or every run failed)
         done = runs[runs["status"] == "ok"]
         summary = summarise(done, group_keys(done if len(done) else runs))
         write_table(summary, out / "summary.parquet")
-        head = (colour_caption if colour else caption(study, budget_text(runs))).replace("\n", "; ")
+        head = (
+            colour_caption if colour else hardness_caption if hardness else caption(study, budget_text(runs))
+        )
         text = markdown(
-            summary, pd.DataFrame(), [], failed, head=[head, ""], extra=colour, skipped=skipped, left=left
+            summary,
+            pd.DataFrame(),
+            [],
+            failed,
+            head=[head.replace("\n", "; "), ""],
+            extra=(colour or []) + (hardness or []),
+            skipped=skipped,
+            left=left,
         )
         atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
         if not quiet:
             what = (
                 "a colour sweep: its points and methods per colour count"
                 if colour
+                else "a hardness study: its boards per size and colour count"
+                if hardness
                 else "none with a best score"
             )
             print(f"{len(runs)} run(s), {what}{failed_note(failed, out)}")
@@ -194,7 +208,7 @@ def report(
         ranking,
         ert_tables(ert, keys) if len(ert) else None,
         head=[title.replace("\n", "; "), ""],
-        extra=colour,
+        extra=(colour or []) + (hardness or []),
         skipped=skipped,
         left=left,
     )

@@ -58,6 +58,7 @@ NOT_COMPARED = ("progress", "resume")  # settings that do not change what a run 
 SWEEP_PID = "PUZZLELAB_SWEEP_PID"  # set by the sweep's process, read by its local workers
 NOT_IN_NAME = ("experiment", "smoke", "study", "resume", "progress")  # the study's name says these
 INTERRUPTED = 130  # the exit code of a run stopped by Ctrl-C, as a shell reports it
+NO_BUDGET = (".Exact", ".HardnessPeak")  # tasks with node caps of their own, which use no budget
 
 
 def sweep_name(task_overrides: Sequence[str]) -> str:
@@ -194,8 +195,8 @@ def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
     """Run the configured task in `run_dir`, with one-line errors and failures recorded."""
     try:
         line = prepare(cfg)
-        if line and not multirun and not str(OmegaConf.select(cfg, "task._target_")).endswith(".Exact"):
-            print(line)  # an exact task has caps of its own (task.max_nodes, task.seconds), no budget
+        if line and not multirun and not str(OmegaConf.select(cfg, "task._target_")).endswith(NO_BUDGET):
+            print(line)  # NO_BUDGET tasks have node caps of their own (task.max_nodes), no budget
         write_config(cfg, run_dir)
         return run_task(cfg, run_dir)
     except (InputError, OmegaConfBaseException) as err:

@@ -154,6 +154,25 @@ def test_a_schedule_with_breaks_lets_the_search_go_deeper_than_none():
     assert some.deepest >= none.deepest
 
 
+def test_rim_breaks_let_a_join_between_frame_pieces_break_and_only_then():
+    """Every complete board the walk finds has its breaks where they may be: without rim_breaks every
+    join between two frame pieces matches; with them some break (on a board whose last cells are on
+    the rim, the walk then completes boards it could not)."""
+    puzzle = _like(6, seed=2, frame=3, inner=4)
+    for rim in (False, True):
+        tables = Tables(puzzle, "staircase", None, [5, 10, 15, 20, 25, 30], rim)
+        rim_broken = 0
+        for k in range(6):
+            run = tables.restart(100_000, k, np.zeros(1, np.int64), ladder=(40, 40))
+            for board in run.kept:
+                shown = _shown(puzzle, puzzle.layout(board // 4, board % 4))
+                rows, cols = shown[[0, -1], :, :], shown[:, [0, -1], :]  # the top and bottom rims, the sides
+                rim_broken += int(
+                    (rows[:, :-1, 2] != rows[:, 1:, 0]).sum() + (cols[:-1, :, 3] != cols[1:, :, 1]).sum()
+                )
+        assert (rim_broken > 0) == rim, rim_broken
+
+
 def test_the_colour_quota_ramp_is_blackwoods_on_256_cells_and_scales():
     need = quota_need(256, 124)
     assert [need[d] for d in (26, 56, 76, 102, 160)] == [28, 71, 89, 106, 119]
@@ -246,6 +265,8 @@ def test_a_time_limit_stops_it_and_the_board_is_complete():
         {"quota": "3,8,9"},
         {"abandon_nodes": -1},
         {"abandon_depth": 2.5},
+        {"ladder": -1},
+        {"rim_breaks": "yes"},
     ],
 )
 def test_a_bad_setting_is_refused_in_one_line(settings):
@@ -290,3 +311,24 @@ def test_the_runs_trace_is_the_searchs_anytime_curve(tmp_path):
     assert trace["best"].is_monotonic_decreasing and trace["best"].is_unique
     assert trace["seconds"].is_monotonic_increasing
     assert trace["best"].iloc[-1] == row["best"]
+
+
+def test_the_ladder_counts_distinct_boards_through_the_app(tmp_path, capsys):
+    """optimizer.ladder through the app: the note it prints gives the distinct complete boards per unmatched
+    joins, at or below the ladder's level, and the recorded best is the lowest of them."""
+    import re
+
+    base = [
+        "optimizer=breaks",
+        "puzzle=eternity2_like",
+        "puzzle.n=6",
+        "puzzle.inner_colours=5",
+        "progress=false",
+    ]
+    row = _run_app([*base, "optimizer.ladder=3", "optimizer.max_nodes=300000"], tmp_path)
+    counts = dict(
+        map(int, pair.split(": "))
+        for pair in re.findall(r"\d+: \d+", capsys.readouterr().err.split("ladder (")[1])
+    )
+    assert counts and max(counts) <= 3 and sum(counts.values()) > 1
+    assert min(counts) >= row["best"]  # the best may be a greedy completion, which the ladder does not count

@@ -42,15 +42,16 @@ def test_a_walk_resumed_slice_by_slice_is_the_walk_in_one_go():
     board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, symmetry=False)
     f, never = len(board.order), np.zeros(1, np.int64)
     whole = board.walk(board.fresh_state(), 0, f, 1 << 40, 1 << 40, never, never.copy(), 1000)
-    state, cursor, nodes, found, slices = board.fresh_state(), board.new_cursor(f), 0, 0, 0
+    state, cursor, nodes, placed, found, slices = board.fresh_state(), board.new_cursor(f), 0, 0, 0, 0
     while True:
-        status, got, walked, _ = board.walk(
+        status, got, walked, placements, _ = board.walk(
             state, 0, f, 1 << 40, 9_999, never, never.copy(), 1, cursor=cursor
         )
-        nodes, found, slices = nodes + walked, got, slices + 1
+        nodes, placed, found, slices = nodes + walked, placed + placements, got, slices + 1
         if status == 1:
             break
-    assert slices > 10 and (nodes, found) == (whole[2], whole[1]) and whole[1] >= 8
+    assert slices > 10 and (nodes, placed, found) == (whole[2], whole[3], whole[1])
+    assert whole[1] >= 8
 
 
 def test_every_order_is_a_scan_of_every_cell():

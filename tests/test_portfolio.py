@@ -61,19 +61,24 @@ def test_its_trace_opens_with_the_break_backtrackers_curve(tmp_path):
     assert steps["best"].iloc[-1] == row["best"]
 
 
-def test_the_beam_takes_one_thread_of_the_start_and_beam_false_gives_them_all_to_the_breaks():
+def test_the_beam_takes_one_thread_below_beam_below_cells_and_none_on_eternity_ii():
+    from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
     from puzzles.edge_matching.pipelines import Portfolio
     from puzzles.edge_matching.solvers.beam import Beam
     from puzzles.edge_matching.solvers.breaks import Breaks
     from puzzles.edge_matching.solvers.race import Race
 
-    raced = Portfolio(threads=3)
-    assert isinstance(raced.start, Race) and raced.start.name == "breaks+beam"
-    breaks, beam = raced.start.solvers
+    start = Portfolio(threads=3).start
+    raced = start.chosen(Eternity2Like(n=12))
+    assert isinstance(raced, Race) and raced.name == "breaks+beam"
+    breaks, beam = raced.solvers
     assert isinstance(breaks, Breaks) and breaks.threads == 2
     assert isinstance(beam, Beam) and beam.width == 200_000
-    assert raced.start.spare is not None and raced.start.spare.threads == 1
-    one = Portfolio(threads=1).start
+    assert raced.spare is not None and raced.spare.threads == 1
+    official = start.chosen(Eternity2())  # 256 cells: the backtracker on every thread
+    assert isinstance(official, Breaks) and official.threads == 3
+    assert isinstance(Portfolio(threads=2, beam_below=300).start.chosen(Eternity2()), Race)
+    one = Portfolio(threads=1).start.chosen(Eternity2Like(n=8))
     assert isinstance(one, Race) and one.solvers[0].threads == 1  # both share the one core
     alone = Portfolio(threads=3, beam=False)
     assert isinstance(alone.start, Breaks) and alone.start.threads == 3

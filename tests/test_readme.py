@@ -27,6 +27,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -79,6 +80,7 @@ RUN: dict[str, list[str]] = {
     "python -m experiments.run +experiment=pentomino_rectangles": SMOKE,
     "python -m experiments.run +experiment=galakub": SMOKE,
     "python -m experiments.run +experiment=tune_sa_eternity2_like": SMOKE,
+    "python -m experiments.run +experiment=hardness_peak": SMOKE,
     "python -m experiments.run puzzle=queens task=exact": [],
     "python -m experiments.run task=exact puzzle=eternity2 puzzle.pieces_file=puzzles/data/eternity2/clue1.txt "
     "puzzle.starter=false task.limit=1000": [],
@@ -183,6 +185,8 @@ RUN: dict[str, list[str]] = {
     "python -m benchmarks.bench_calendar_year": ["--dates", "3", "--cpsat-dates", "1", "--repeats", "1"],
     "python -m benchmarks.bench_galakub": ["--repeats", "1"],
     "python -m benchmarks.bench_interrupts": ["--repeats", "1", "--cells", "beam build"],
+    "python -m benchmarks.bench_tuning": ["--smoke"],
+    "python -m benchmarks.bench_hardness": ["--n", "5", "--smoke"],
     "python -m benchmarks.bench_launchers": ["--seeds", "1", "--evaluations", "100", "--repeats", "1"],
     "python -m benchmarks.bench_exact_edge speed": ["--nodes", "10000", "--repeats", "1"],
     "python -m benchmarks.bench_exact_edge tree": ["--nodes", "20000"],
@@ -192,6 +196,9 @@ RUN: dict[str, list[str]] = {
     ],
     "python -m benchmarks.bench_exact_edge clues": ["--seconds", "0.5"],
     "python -m benchmarks.bench_exact_edge none": ["--instances", "1"],
+    "python -m experiments.run task=exact puzzle=eternity2_like puzzle.n=7": ["task.seconds=3"],
+    "python -m benchmarks.bench_exact_edge census": ["--sizes", "4", "--repeats", "1", "--previous", "HEAD"],
+    "python -m benchmarks.bench_exact_edge hedge": ["--instances", "1", "--nodes", "20000"],
     "python -m benchmarks.bench_eternity2 speed": ["--repeats", "1"],
     "python -m benchmarks.bench_eternity2 official": ["--seconds", "0.5", "--seeds", "1"],
     "python -m benchmarks.bench_eternity2 anytime": [
@@ -207,6 +214,12 @@ RUN: dict[str, list[str]] = {
     ],
     "python -m benchmarks.bench_eternity2 generated": [
         *("--seconds", "0.5", "--seeds", "1", "--optimizers", "sa_compiled"),
+    ],
+    "python -m benchmarks.bench_eternity2 walk": ["--restarts", "1", "--repeats", "1"],
+    "python -m benchmarks.bench_eternity2 ladder": [*("--seconds", "3", "--floor", "400", "--no-baseline")],
+    "python -m benchmarks.bench_eternity2 ladder --seconds 600 --threads 2 --plot ladder.png": [
+        *("--seconds", "3", "--floor", "400", "--no-baseline"),
+        *("--plot", os.path.join(tempfile.gettempdir(), "puzzlelab-test-ladder.png")),  # not in the checkout
     ],
     "python -m benchmarks.bench_pentomino_suite": [
         *("--moves", "1000", "--repeats", "1", "--seeds", "1", "--baseline-seeds", "1"),
@@ -232,6 +245,7 @@ LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the
     "python -m experiments.run puzzle=queens task=exact",
     "python -m experiments.run task=exact puzzle=eternity2 puzzle.pieces_file=puzzles/data/eternity2/clue1.txt puzzle.starter=false task.limit=1000",
     "python -m experiments.run +experiment=tune_sa_eternity2_like",
+    "python -m experiments.run +experiment=hardness_peak",
     "python -m benchmarks.bench_pentomino_time_to_optimum",
     "python -m benchmarks.bench_edge_greedy",
     "python -m benchmarks.bench_calendar_year",
@@ -242,13 +256,20 @@ LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the
     "python -m benchmarks.bench_exact_edge hardest",
     "python -m benchmarks.bench_exact_edge clues",
     "python -m benchmarks.bench_exact_edge none",
+    "python -m benchmarks.bench_exact_edge census",
+    "python -m benchmarks.bench_exact_edge hedge",
     "python -m benchmarks.bench_eternity2 speed",
     "python -m benchmarks.bench_eternity2 official",
     "python -m benchmarks.bench_eternity2 generated",
     "python -m benchmarks.bench_eternity2 anytime",
     "python -m benchmarks.bench_eternity2 sweep",
+    "python -m benchmarks.bench_eternity2 walk",
+    "python -m benchmarks.bench_eternity2 ladder",
+    "python -m benchmarks.bench_eternity2 ladder --seconds 600 --threads 2 --plot ladder.png",
     "python -m benchmarks.bench_pentomino_suite",
     "python -m benchmarks.bench_interrupts",
+    "python -m benchmarks.bench_tuning",
+    "python -m benchmarks.bench_hardness",
     "python -m experiments.run puzzle=queens puzzle.n=30 optimizer=lahc",
     "python -m experiments.run puzzle=eternity2 optimizer=breaks budget.seconds=60",
     "python -m experiments.run puzzle=eternity2 optimizer=portfolio budget.seconds=600",
@@ -268,6 +289,14 @@ LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the
 
 # README command -> why it does not run here.
 EXCLUDED: dict[str, str] = {
+    "python -m experiments.run +experiment=hardness_peak puzzle.n=8": (
+        "the timed 8 x 8 part of the study, 10-20 minutes on both cores; the study runs here with smoke=on "
+        "as its page's first command"
+    ),
+    "python -m experiments.run +experiment=hardness_peak smoke=on": (
+        "the study's page's first command with smoke=on, which is how that one runs here (and "
+        "tests/test_hardness_peak.py runs it)"
+    ),
     "python -m experiments.run puzzle=eternity2_like puzzle.n=8 optimizer=backtrack budget.seconds=600": (
         "a 10-minute search on both cores; optimizer=backtrack runs from the command line in "
         "tests/test_perfect_search.py (the 6 x 12 clue puzzle)"
@@ -275,6 +304,13 @@ EXCLUDED: dict[str, str] = {
     "python -m experiments.run task=exact puzzle=eternity2_like puzzle.n=8 task.seconds=3600": (
         "a 33-minute count on both cores; the same task on an edge-matching board runs as the README's "
         "exact edge matching command"
+    ),
+    "python -m benchmarks.bench_exact_edge census --sizes 6,7 --instances 2 --repeats 2": (
+        "a 10-minute benchmark on both cores; the census runs shortened as the benchmarks page's command"
+    ),
+    "python -m experiments.run +experiment=tune_sa_eternity2_like hydra.sweeper.storage=journal hydra/launcher=slurm hydra.launcher.partition=debug": (
+        "needs a Slurm cluster: tests/test_slurm.py runs a tuning study with a journal storage on the "
+        "one-node Slurm, one trial's job cancelled and the study resumed"
     ),
     'python -m experiments.query "SQL"': 'a usage line: "SQL" stands for the reader\'s query (two real ones run)',
     "python -m experiments.run -m optimizer=ga,sa seed='range(3)' hydra/callbacks=mlflow": (

@@ -101,3 +101,69 @@ def test_a_cancelled_slurm_sweep_resumes_to_the_joblib_results(cluster, tmp_path
     assert joblib.returncode == 0, joblib.stderr
     expected = pd.read_csv(local / "runs.csv").set_index(["optimizer", "seed"]).sort_index()
     pd.testing.assert_frame_equal(runs.set_index(["optimizer", "seed"]).sort_index()[SAME], expected[SAME])
+
+
+TUNING = [
+    "-m",
+    "task=tune",
+    "puzzle=eternity2_like",
+    "puzzle.n=4",
+    "optimizer=sa_compiled",
+    "budget.evaluations=1000000",
+    "task.instances=[1,2]",
+    "task.seeds=[0,1,2,3]",
+    "hydra/sweeper=optuna",
+    "hydra.sweeper.n_trials=4",
+    "hydra.sweeper.n_jobs=2",  # two trials at once, each a Slurm job
+    "hydra.sweeper.sampler.seed=0",
+    "hydra.sweeper.storage=journal",  # the journal file in the sweep folder: what jobs on many nodes share
+    "optimizer.t_start=tag(log, interval(0.3, 3.0))",
+    "optimizer.t_end=tag(log, interval(0.01, 0.3))",
+    "hydra/launcher=slurm",
+    "hydra.launcher.partition=debug",
+    "hydra.launcher.mem_gb=1",
+    "hydra.launcher.poll_s=0.5",
+]
+
+
+def inner_runs(sweep: Path) -> dict[Path, int]:
+    """The tuning runs recorded (one instance, one seed each), with their record's time."""
+    return {d: (d / "run.parquet").stat().st_mtime_ns for d in finished(sweep) if d.name.startswith("seed=")}
+
+
+def test_a_tuning_study_on_slurm_survives_a_cancelled_trial_and_runs_no_trial_twice(cluster, tmp_path):
+    import optuna
+
+    sweep = tmp_path / "tune"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "experiments.run", *TUNING, f"hydra.sweep.dir={sweep}"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    # both trials of the first batch have recorded a run: cancel trial 1's job mid-way
+    wait_until(lambda: len({d.parents[1] for d in inner_runs(sweep)}) >= 2)
+    array = next(p.name for p in (sweep / ".submitit").iterdir() if re.fullmatch(r"\d+_\d+", p.name))
+    cancel = subprocess.run(["scancel", f"{array.split('_')[0]}_1"], capture_output=True, text=True)
+    assert cancel.returncode == 0, cancel.stderr
+    out, _ = proc.communicate(timeout=600)
+    assert "trial 1: its job ended without finishing; left running in the study" in out, out[-3000:]
+    before = inner_runs(sweep)
+
+    again = app(*TUNING, f"hydra.sweep.dir={sweep}")
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "3 of 4 trials complete, 1 to run (1 left running by a stopped sweep, run again)" in again.stdout
+    study = optuna.load_study(
+        study_name=None,
+        storage=optuna.storages.JournalStorage(
+            optuna.storages.journal.JournalFileBackend(str(sweep / "optuna.journal"))
+        ),
+    )
+    assert [t.number for t in study.trials] == [0, 1, 2, 3]  # distinct numbers, no trial asked twice
+    assert all(t.state.name in ("COMPLETE", "PRUNED") for t in study.trials)
+    trials = pd.read_csv(sweep / "trials.csv")
+    assert sorted(trials["trial"]) == [0, 1, 2, 3]
+    after = inner_runs(sweep)
+    assert all(after[d] == t for d, t in before.items())  # a run finished before the cancel is not run again
+    assert len(after) == trials["runs"].sum()  # every run belongs to exactly one trial's count

@@ -152,9 +152,71 @@ def test_trial_statistics():
 def test_the_ready_tuning_experiment_composes(compose_config):
     cfg = compose_config("+experiment=tune_sa_eternity2_like")
     assert cfg.task._target_ == "experiments.tasks.tune.Tune" and cfg.puzzle.n == 8
-    assert cfg.optimizer._target_ == "heuristics.compiled.CompiledSA" and list(cfg.task.instances) == [
-        1,
-        2,
-        3,
-        4,
-    ]
+    assert cfg.optimizer._target_ == "heuristics.compiled.CompiledSA"
+    assert list(cfg.task.instances) == list(range(1, 11)) and cfg.task.race == "wilcoxon"
+
+
+RACE = [  # four cooling settings on a grid; two keep the search hot to the end and lose
+    "-m",
+    "task=tune",
+    "puzzle=eternity2_like",
+    "puzzle.n=5",
+    "optimizer=sa_compiled",
+    "budget.evaluations=5000",
+    "task.instances=[1,2,3,4]",
+    "task.seeds=[0,1]",
+    "hydra/sweeper=optuna",
+    "hydra.sweeper.n_trials=4",
+    "hydra.sweeper.n_jobs=1",
+    "hydra.sweeper.sampler.name=grid",
+    "hydra.sweeper.sampler.seed=1",
+    "optimizer.t_start=100",
+    "optimizer.t_end=choice(0.05, 40.0, 60.0, 90.0)",
+    "hydra/launcher=basic",
+]
+
+
+def test_racing_stops_a_worse_setting_early_and_says_why(tmp_path):
+    proc = run_app(*RACE, f"hydra.sweep.dir={tmp_path}")
+    assert proc.returncode == 0, proc.stderr
+    trials = pd.read_csv(tmp_path / "trials.csv").set_index("trial")
+    study = {t.number: t for t in trials_of(tmp_path)}
+    pruned = trials[trials["stopped"] != "all runs"]
+    assert len(pruned) >= 1 and (trials["runs_planned"] == 8).all()
+    for number, trial in trials.iterrows():
+        runs = [pd.read_parquet(p).iloc[0] for p in Path(trial["trial_dir"]).rglob("seed=*/run.parquet")]
+        assert len(runs) == trial["runs"]  # the runs it had, each a run record
+        assert trial["objective"] == statistics.median(r["best"] for r in runs)
+        stored = study[number]
+        assert len(stored.intermediate_values) == trial["runs"]  # every run reported to the pruner
+        assert sorted(stored.intermediate_values.values()) == sorted(r["best"] for r in runs)
+        if number in pruned.index:
+            assert stored.state.name == "PRUNED" and trial["runs"] < 8
+            rival = int(trial["stopped"].split("worse than trial ")[1].split()[0])
+            assert trial["stopped"].startswith(f"pruned after {trial['runs']} of 8 runs: worse than trial")
+            assert study[rival].state.name == "COMPLETE" and rival < number  # told before this one ran
+        else:
+            assert stored.state.name == "COMPLETE" and trial["runs"] == 8 and trial["stopped"] == "all runs"
+    # finished trials first in trials.csv; the tuned setting is the best of those
+    table = pd.read_csv(tmp_path / "trials.csv")
+    finished = table["stopped"] == "all runs"
+    assert (
+        finished.iloc[: finished.sum()].all()
+        and table["objective"].iloc[0] == trials["objective"][finished.values].min()
+    )
+    best = yaml.safe_load((tmp_path / "optimization_results.yaml").read_text())
+    assert best["best_value"] == table["objective"].iloc[0]
+
+
+@pytest.mark.slow
+def test_racing_is_reproducible_and_off_runs_every_pair(tmp_path):
+    first, second, off = tmp_path / "a", tmp_path / "b", tmp_path / "off"
+    for where, extra in ((first, []), (second, ["hydra.sweeper.storage=journal"]), (off, ["task.race=off"])):
+        proc = run_app(*RACE, *extra, f"hydra.sweep.dir={where}")
+        assert proc.returncode == 0, proc.stderr
+    columns = ["trial", "optimizer.t_end", "objective", "runs", "stopped"]
+    a, b = (pd.read_csv(d / "trials.csv")[columns] for d in (first, second))
+    pd.testing.assert_frame_equal(a, b)  # the same stops with another storage: racing is reproducible
+    unraced = pd.read_csv(off / "trials.csv")
+    assert (unraced["runs"] == 8).all() and (unraced["stopped"] == "all runs").all()
+    assert unraced["runs"].sum() > a["runs"].sum()

@@ -26,7 +26,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from core import interrupt
-from core.errors import InputError
+from core.errors import InputError, whole
 from core.faces import Face
 from experiments.build import build, component_name, config_columns, settings
 from experiments.pairing import UnderBudget, as_builder, check_pair, needs
@@ -60,10 +60,6 @@ def solver_kind(optimizer) -> str:
         Face.WINDOWS: "compiled",
         Face.FITNESS: "metaheuristic",
     }[needs(optimizer)]
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def sweep_of(base: dict[str, Any]) -> Any:
@@ -112,12 +108,12 @@ class ColourSweep:
             ("optimizer_points", optimizer_points),
             ("compiled_points", compiled_points),
         ):
-            if value is not None and not (_whole(value) and value >= 2):
+            if value is not None and not (whole(value) and value >= 2):
                 raise InputError(
                     f"task.{key} must be a whole number of at least 2 (log-spaced colour counts), got {value!r}"
                 )
         if compiled_evaluations is not None and not (
-            _whole(compiled_evaluations) and compiled_evaluations >= 1
+            whole(compiled_evaluations) and compiled_evaluations >= 1
         ):
             raise InputError(
                 "task.compiled_evaluations must be a whole number of at least 1 (priced moves per board), "
@@ -155,7 +151,7 @@ class ColourSweep:
         edges, most = sweep.colour_limits(n)
         if self.colours is not None:
             for c in self.colours:
-                if not _whole(c):
+                if not whole(c):
                     raise InputError(
                         f"task.colours: {c!r} is not a colour count; list whole numbers from 1 to {most}"
                     )

@@ -1,13 +1,17 @@
 """Task `tune`: one tuning trial, the optimiser's settings scored over several instances and seeds.
 
 The project's Optuna sweeper (`hydra/sweeper=optuna`, hydra_plugins/puzzlelab_sweeper) proposes
-settings and launches one job per trial; the job returns one number to minimise (None: the trial failed). Here that job runs the optimiser on every (instance, seed)
-pair, each an ordinary run record in `<trial dir>/<instance key>=<i>/seed=<s>/` (so resume, report,
-reproduce and query work on tuning runs as on any other), and returns a statistic of their bests:
-the median (or mean), or the ERT to the puzzle's known optimum. A finished run is read back, not run
-again, and the study is kept in the sweep directory (optuna.db), so the same command again continues
-it. At the end of the sweep (experiments/callbacks.py) `write_tuned` turns Optuna's best trial
-(optimization_results.yaml, written by the sweeper) into an optimizer YAML.
+settings and launches one job per trial; the job returns one number to minimise (None: the trial
+failed). Here that job runs the optimiser on every (instance, seed) pair, each an ordinary run record
+in `<trial dir>/<instance key>=<i>/seed=<s>/` (so resume, report, reproduce and query work on tuning
+runs as on any other), and returns a statistic of their bests: the median (or mean), or the ERT to
+the puzzle's known optimum. With racing (`task.race=wilcoxon`, the default) the pairs run in a
+shuffled order and each run is reported to the study's pruner, which stops a setting clearly worse
+than the best so far (experiments/racing.py); trials.csv says for each trial how many runs it had and
+why it stopped. A finished run is read back, not run again (an interrupted one is), and the study is
+kept in the sweep directory (optuna.db), so the same command again continues it. At the end of the
+sweep (experiments/callbacks.py) `write_tuned` turns Optuna's best trial (optimization_results.yaml,
+written by the sweeper) into an optimizer YAML.
 
     python -m experiments.run +experiment=tune_sa_eternity2_like
 """
@@ -26,6 +30,7 @@ from omegaconf import DictConfig, OmegaConf
 from core import interrupt
 from core.errors import InputError
 from experiments.build import config_columns
+from experiments.racing import open_race, run_value
 from experiments.records import atomic_write, is_complete, read_row, write_config, write_table
 from experiments.stats import ert
 from experiments.tasks.optimise import Optimise
@@ -67,6 +72,11 @@ class Tune:
         seeds: run seeds, each on every instance.
         instance_key: the puzzle setting that picks an instance.
         statistic: "median" or "mean" of the final bests, or "ert" (evaluations to the known optimum).
+        race: "wilcoxon" runs the pairs one at a time in a shuffled order (the trial number seeds it)
+            and stops a trial the pruner finds worse than the best so far (experiments/racing.py);
+            "off" runs every pair.
+        race_p: the pruner's p-value threshold (one-sided Wilcoxon signed-rank test).
+        race_after: runs a trial makes before it can be stopped (at least 2).
     """
 
     def __init__(
@@ -75,6 +85,9 @@ class Tune:
         seeds: tuple[int, ...] = (0,),
         instance_key: str = "instance_seed",
         statistic: str = "median",
+        race: str = "wilcoxon",
+        race_p: float = 0.1,
+        race_after: int = 2,
     ):
         if statistic not in STATISTICS:
             raise InputError(f"task.statistic must be one of {', '.join(STATISTICS)}, got {statistic!r}")
@@ -82,6 +95,7 @@ class Tune:
             raise InputError("task.seeds is empty: give at least one run seed, e.g. task.seeds=[0,1]")
         self.instances, self.seeds = instances, list(seeds)
         self.instance_key, self.statistic = instance_key, statistic
+        self.race, self.race_p, self.race_after = race, race_p, race_after
 
     def runs(self, cfg: DictConfig, run_dir: Path) -> list[tuple[DictConfig, Path]]:
         """Each inner run's config (the optimise task, one instance, one seed) and directory."""
@@ -103,16 +117,27 @@ class Tune:
         return out
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
-        rows = []
-        for inner, where in self.runs(cfg, run_dir):
+        pairs = self.runs(cfg, run_dir)
+        race = open_race(self.race, self.race_p, self.race_after, len(pairs))
+        order = list(range(len(pairs)))
+        if race is not None:  # a fixed order would tune to the first instances (Optuna's advice)
+            order = [int(i) for i in np.random.default_rng(trial_number()).permutation(len(pairs))]
+        rows, stopped = [], "all runs"
+        for step in order:
             if interrupt.requested():  # Ctrl-C: the runs so far; the trial is recorded as interrupted
                 break
-            if is_complete(where):
+            inner, where = pairs[step]
+            if is_complete(where) and read_row(where).get("stop_reason") != "interrupted":
                 print(f"skip (already complete): {where}")
             else:
                 write_config(inner, where)
                 Optimise()(inner, where)
             rows.append(read_row(where))
+            if race is not None and rows[-1].get("status") == "ok":
+                why = race.report(run_value(rows[-1], self.statistic), step, len(rows))
+                if why is not None:
+                    stopped = why
+                    break
         if not rows:  # interrupted before its first run: nothing to record; the sweep runs it again
             raise KeyboardInterrupt
         value = score(rows, self.statistic)
@@ -123,12 +148,17 @@ class Tune:
             "statistic": self.statistic,
             "objective": value,
             "runs": len(rows),
+            "runs_planned": len(pairs),
+            "stopped": stopped,
             "median_best": float(statistics.median(float(r["best"]) for r in rows)),
         }
         if interrupt.requested():
             trial["stop_reason"] = "interrupted"
+            trial["stopped"] = "interrupted"
         write_table(pd.DataFrame([trial]), run_dir / TRIAL)
-        print(f"trial {run_dir}: {self.statistic} over {len(rows)} runs = {value:g}")
+        print(
+            f"trial {run_dir}: {self.statistic} over {len(rows)} of {len(pairs)} runs = {value:g} ({stopped})"
+        )
         return trial
 
 
@@ -139,7 +169,13 @@ def write_tuned(sweep_dir: Path, base: str, task: DictConfig) -> Path | None:
     trials = [pd.read_parquet(p).assign(trial_dir=str(p.parent)) for p in sorted(sweep_dir.rglob(TRIAL))]
     if not results.is_file() or not trials:
         return None
-    table = pd.concat(trials, ignore_index=True).sort_values(["objective", "trial"])  # Optuna's best first
+    table = pd.concat(trials, ignore_index=True)
+    if "stopped" in table:  # a raced trial's objective is over fewer runs: finished trials come first
+        table = table.assign(finished=table["stopped"].fillna("all runs") == "all runs")
+        table = table.sort_values(["finished", "objective", "trial"], ascending=[False, True, True])
+        table = table.drop(columns="finished")
+    else:
+        table = table.sort_values(["objective", "trial"])  # Optuna's best first
     write_table(table, sweep_dir / TRIALS)
     found = OmegaConf.load(results)
     settings = {

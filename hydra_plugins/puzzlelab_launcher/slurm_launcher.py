@@ -92,6 +92,8 @@ class ChunkedSlurmLauncher(SlurmLauncher):
                 returns.extend(job.results()[0])
             except Exception as err:  # cancelled, killed or failed outside the runs: no returns
                 lost.append(f"{job.job_id} ({state if state != 'COMPLETED' else type(err).__name__})")
+                # no return value and no job config (hydra_cfg): the Optuna sweeper leaves such a trial to
+                # a re-run; COMPLETED, as Hydra's basic sweeper reads every return value
                 returns.extend(JobReturn(overrides=call[0], status=JobStatus.COMPLETED) for call in group)
         if lost:
             runs = sum(len(g) for g, s in zip(groups, states) if s != "COMPLETED")

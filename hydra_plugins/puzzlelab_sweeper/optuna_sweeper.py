@@ -10,7 +10,9 @@ hydra-optuna-sweeper (which needs Optuna < 3) and reads the same `hydra.sweeper.
     n_jobs:     trials launched at once
     storage:    the study's database, by default sqlite:///{sweep_dir}/optuna.db ({sweep_dir} is replaced
                 by hydra.sweep.dir): the same command (so the same sweep folder) continues the same study
-                with its trial numbers; null keeps it in memory
+                with its trial numbers; journal:<path> is Optuna's journal file (for trials on a
+                cluster's shared file system), any other URL a database server; null keeps it in memory
+                (experiments/optuna_study.py)
     study_name: by default <study>/<sweep folder name>
     params:     {setting: Hydra's sweep syntax}: interval(a, b), tag(log, interval(a, b)), tag(int, ...),
                 choice(a, b), a,b,c, range(a, b[, step]); sweeps on the command line join them, and a
@@ -18,7 +20,8 @@ hydra-optuna-sweeper (which needs Optuna < 3) and reads the same `hydra.sweeper.
 
 A resumed study's seeded sampler is seeded with hydra.sweeper.sampler.seed plus the number of trials the
 study has, so it proposes new settings rather than the first run's again. A trial is one job; its
-return value is the objective. A failed job, or one that returns None or NaN,
+return value is the objective; a job that the pruner stopped (task=tune racing over instances) is told
+as PRUNED and counts toward n_trials. A failed job, or one that returns None or NaN,
 is told to Optuna as FAIL and the sweep goes on. Trials that a stopped sweep (Ctrl-C, a killed process)
 left RUNNING are launched again, with their own numbers and settings, when the same command runs again.
 At the end the study's best is written to `<sweep dir>/optimization_results.yaml` (name, best_params,
@@ -42,16 +45,25 @@ from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.plugins import Plugins
 from hydra.core.utils import JobReturn
-from hydra.errors import HydraException
 from hydra.plugins.launcher import Launcher
 from hydra.plugins.sweeper import Sweeper
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
+from experiments.optuna_study import (
+    PRUNED,
+    SweeperError,
+    dashboard,
+    default_name,
+    located,
+    open_study,
+)
+
 if TYPE_CHECKING:
     from optuna import Study
     from optuna.distributions import BaseDistribution
     from optuna.samplers import BaseSampler
+    from optuna.trial import FrozenTrial
 
 log = logging.getLogger(__name__)
 
@@ -65,11 +77,6 @@ SAMPLERS = {
 NEEDS = {"cmaes": ("cmaes", "pip install cmaes"), "gp": ("torch", "pip install torch")}  # module, install
 DIRECTIONS = ("minimize", "maximize")
 RESULTS = "optimization_results.yaml"
-DEFAULT_STORAGE = "sqlite:///<folder>/optuna.db"
-
-
-class SweeperError(HydraException):
-    """A mistake in hydra.sweeper.*: experiments.run prints it as one line."""
 
 
 @dataclass
@@ -179,69 +186,6 @@ def make_sampler(spec: Mapping[str, Any], space: "Mapping[str, BaseDistribution]
     return sampler
 
 
-def open_study(storage: str | None, name: str, sampler: "BaseSampler", direction: str) -> "Study":
-    """The study `name` in `storage`, created or loaded (a re-run continues it)."""
-    import optuna
-    from optuna.study import StudyDirection
-    from sqlalchemy.exc import SQLAlchemyError
-
-    shown = storage if storage is None else database(storage)
-    try:
-        study = optuna.create_study(
-            storage=storage,
-            study_name=name,
-            sampler=sampler,
-            direction=StudyDirection[direction.upper()],
-            load_if_exists=True,
-        )
-    except ValueError as err:
-        raise SweeperError(f"hydra.sweeper: the study {name!r} in {shown}: {err}") from None
-    except ImportError as err:  # Optuna's own words name no module: its cause does
-        module = getattr(err.__cause__, "name", None)
-        raise SweeperError(
-            f"hydra.sweeper.storage={shown}: its database driver is not installed"
-            + (f" (no module {module}): pip install {module}" if module else ": install it")
-            + f", or use {DEFAULT_STORAGE}"
-        ) from None
-    except SQLAlchemyError as err:  # a server that does not answer, a file that cannot be opened
-        raise SweeperError(
-            f"hydra.sweeper.storage={shown}: cannot open the study's database "
-            f"({' '.join(str(getattr(err, 'orig', None) or err).split())})"
-        ) from None
-    if study.direction.name.lower() != direction:
-        raise SweeperError(
-            f"hydra.sweeper: the study {name!r} in {shown} was made to {study.direction.name.lower()}, "
-            f"not {direction}; give another hydra.sweeper.study_name"
-        )
-    return study
-
-
-def database(storage: str) -> str:
-    """The storage URL as shown in messages (its password hidden), once it is known to be one and its
-    sqlite folder is made: a mistake here is one line, not SQLAlchemy's traceback."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        url = make_url(storage)
-    except ArgumentError:
-        raise SweeperError(
-            f"hydra.sweeper.storage={storage} is not a database URL; give one such as {DEFAULT_STORAGE}, "
-            "or null to keep the study in memory"
-        ) from None
-    shown = url.render_as_string(hide_password=True)
-    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-        folder = Path(url.database).parent
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise SweeperError(
-                f"hydra.sweeper.storage={shown}: cannot make the folder {folder} for the study's database "
-                f"({err.strerror or err}); give a folder you can write, or null to keep the study in memory"
-            ) from None
-    return shown
-
-
 def objective(ret: JobReturn) -> tuple[float | None, str]:
     """A trial job's objective, or None and why it has none."""
     try:
@@ -282,6 +226,11 @@ def contiguous(batch: Sequence[tuple[int, dict[str, Any]]]) -> list[list[tuple[i
     return groups
 
 
+def trial_of(study: "Study", number: int) -> "FrozenTrial":
+    """The study's trial of this number, as stored now (a racing job may have written to it)."""
+    return next(t for t in study.get_trials(deepcopy=False) if t.number == number)
+
+
 def plain(node: Any) -> Any:
     """A config node as plain Python (dicts and lists), anything else as it is."""
     if isinstance(node, DictConfig | ListConfig):
@@ -309,6 +258,7 @@ class OptunaSweeper(Sweeper):
         self.study_name = study_name
         self.params: dict[str, Any] = dict(plain(params) or {})
         self.launcher: Launcher | None = None
+        self.task: dict[str, Any] = {}
         self.sweep_dir = Path(".")
 
     def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
@@ -318,8 +268,8 @@ class OptunaSweeper(Sweeper):
             hydra_context=hydra_context, task_function=task_function, config=config
         )
         self.sweep_dir = Path(str(config.hydra.sweep.dir))
-        if self.storage is not None:
-            self.storage = self.storage.replace("{sweep_dir}", str(self.sweep_dir))
+        self.storage = located(self.storage, self.sweep_dir)
+        self.task = plain(config.get("task")) or {}
 
     def check(self) -> None:
         if self.direction not in DIRECTIONS:
@@ -329,10 +279,26 @@ class OptunaSweeper(Sweeper):
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise SweeperError(f"hydra.sweeper.{key} must be a whole number >= {least}, got {value!r}")
 
+    def check_race(self) -> None:
+        """A tuning trial that races (task=tune, task.race) must find the study: checked before any job."""
+        from core.errors import InputError
+        from experiments import racing
+
+        if not str(self.task.get("_target_", "")).endswith(".Tune"):
+            return
+        race = self.task.get("race", "off")
+        try:
+            racing.check(race, self.task.get("race_p", 0.1), self.task.get("race_after", 2))
+        except InputError as err:
+            raise SweeperError(str(err)) from None
+        if race != "off" and self.storage is None:
+            raise SweeperError(racing.NEEDS_STORAGE)
+
     def sweep(self, arguments: list[str]) -> None:
         from optuna.trial import TrialState
 
         self.check()
+        self.check_race()
         space, fixed = search_space([*(f"{k}={v}" for k, v in self.params.items()), *arguments])
         if not space:
             raise SweeperError(
@@ -343,7 +309,7 @@ class OptunaSweeper(Sweeper):
         n_trials = self.n_trials
         if str(self.sampler.get("name", "tpe")).lower() == "grid":
             n_trials = min(n_trials, math.prod(len(v) for v in grid_values(space).values()))
-        name = self.study_name or f"{self.sweep_dir.parent.name}/{self.sweep_dir.name}"
+        name = default_name(self.study_name, self.sweep_dir)
         study = open_study(self.storage, name, sampler, self.direction)
         earlier = len(study.get_trials(deepcopy=False))
         if earlier and isinstance(self.sampler.get("seed"), int):
@@ -352,7 +318,8 @@ class OptunaSweeper(Sweeper):
             study.sampler = sampler = make_sampler(
                 {**self.sampler, "seed": self.sampler["seed"] + earlier}, space
             )
-        complete = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+        # a trial the pruner stopped (racing) is finished too: it counts toward n_trials
+        complete = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
         left = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
         to_go = max(n_trials - complete, 0)
         pending = [(t.number, dict(t.params)) for t in left][:to_go]  # a stopped sweep's trials, first
@@ -385,9 +352,17 @@ class OptunaSweeper(Sweeper):
             returns = self.launcher.launch(overrides, initial_job_idx=group[0][0])
             for (number, _), ret in zip(group, returns):
                 value, why = objective(ret)
-                if value is None:
+                if ret.hydra_cfg is None:  # a cluster job cancelled or lost: the launcher made this return
+                    log.warning(
+                        f"trial {number}: its job ended without finishing; left running in the study, "
+                        "so the same command runs it again (its finished runs are read back)"
+                    )
+                elif value is None:
                     log.warning(f"trial {number} failed: {why}; told to Optuna as FAIL")
                     tell(study, number, None, TrialState.FAIL)
+                elif PRUNED in (attrs := trial_of(study, number).user_attrs):
+                    tell(study, number, None, TrialState.PRUNED)
+                    log.info(f"Trial {number}: {value:g} on the runs it had ({attrs[PRUNED]})")
                 else:
                     tell(study, number, value, TrialState.COMPLETE)
                     log.info(f"Trial {number}: {value:g}")
@@ -404,4 +379,4 @@ class OptunaSweeper(Sweeper):
         OmegaConf.save(OmegaConf.create(results), self.sweep_dir / RESULTS)
         log.info(f"Best trial {best.number}: {best.value:g} with {best.params} -> {self.sweep_dir / RESULTS}")
         if self.storage is not None:
-            log.info(f"See the study: optuna-dashboard {self.storage}")
+            log.info(f"See the study: {dashboard(self.storage)}")

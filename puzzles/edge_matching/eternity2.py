@@ -8,6 +8,7 @@ are made (separate frame and inner colours, a known perfect solution).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,7 +88,8 @@ def _check_starter(pieces_file: str, order: str | None) -> None:
 # ----------------------------------------------------------------------------- generated instances
 
 # (frame, inner) colour counts of the hardest square boards by Owen's estimate, as tabulated in
-# jwortmann/Eternity2Puzzles.jl (src/core.jl); 16: the official set's 5 and 17.
+# jwortmann/Eternity2Puzzles.jl (src/core.jl); 16: the official set's 5 and 17. The estimate itself, for
+# any size and frame count: owen.py (its crossing rounds to these inner counts at every size but 9).
 HARDEST_COLOURS = {
     4: (2, 3),
     5: (3, 4),
@@ -211,6 +213,30 @@ class Eternity2Like(EdgeMatching):
         self.instance = Instance(pieces.astype(np.int64), n, Layout(n, orients >> 2, orients & 3))
         self.instance_seed = instance_seed
         self._set_up(rotations=True, fix_centre=False, hints=hints, colours=frame_colours + inner_colours)
+
+    @classmethod
+    def check_hardness(cls, n: int, m: int | None, colours: list[int], order: str) -> None:
+        """Settings of task=hardness_peak a planted n x m board can take (inner colour counts it can
+        deal, a scan order its search knows), or one line saying which is wrong."""
+        from puzzles.edge_matching.hardness import check_order
+        from puzzles.edge_matching.owen import joins
+
+        check_order(order)
+        m = n if m is None else m
+        _, inner = joins(n, m)
+        too_many = [c for c in colours if c > inner]
+        if too_many:
+            raise InputError(
+                f"task.colours: {', '.join(map(str, too_many))} inner colours cannot all be dealt on a "
+                f"{n} x {m} board's {inner} inner joins; list counts from 2 to {inner}"
+            )
+
+    def hardness(self, max_nodes: int, count_nodes: int | None, order: str = "auto") -> dict[str, Any]:
+        """This planted board's row of the hardness study: its palettes, Owen's estimate for them, and
+        the perfect search's figures under node caps (puzzles/edge_matching/hardness.py)."""
+        from puzzles.edge_matching.hardness import hardness_row
+
+        return hardness_row(self, max_nodes, count_nodes, order)
 
 
 def _palettes(n: int, m: int, frame: int | None, inner: int | None) -> tuple[int, int]:

@@ -41,7 +41,8 @@ def exact_report(
     counted = "all" if row["all_counted"] else "at least"
     text = (
         f"{puzzle.name} {row['rows']} x {row['columns']}: {counted} {row['perfect_boards']:,} perfect boards; "
-        f"proved {row['proved']}; {row['nodes']:,} nodes, {row['seconds']:.2f} s ({row['stop_reason']})"
+        f"proved {row['proved']}; {row['nodes']:,} nodes ({row['placements']:,} pieces placed), "
+        f"{row['seconds']:.2f} s ({row['stop_reason']})"
     )
     return ExactReport(row, text, files)
 
@@ -68,6 +69,8 @@ def answer_board(
         "all_counted": found.complete,
         "symmetry": found.symmetry,
         "nodes": found.nodes,
+        "placements": found.placements,  # pieces placed: the node the community's census tables count
+        "busy": round(found.busy, 4),  # the share of the threads' time in jobs
         "scan_order": found.order,  # the order that walked (or that won the race to the first board)
         "stop_reason": found.stop_reason,
     }

@@ -33,9 +33,11 @@ from puzzles.edge_matching.kernel_rows import PLATEAU_STATS as STATS
 from puzzles.edge_matching.solvers import raced
 from puzzles.edge_matching.solvers.beam import Beam
 from puzzles.edge_matching.solvers.breaks import Breaks
+from puzzles.edge_matching.solvers.race import BySize
 
 PIPELINE_BEAM = Beam(width=200_000, max_width=20_000_000)  # the beam a pipeline starts from, by default
 BREAKS = Breaks()  # the backtracker's own defaults (restart_nodes, finish_width), which portfolio keeps
+BEAM_BELOW = 256  # portfolio races the beam on boards of fewer cells; on Eternity II's it does not win
 
 
 def _share(name: str, value: float) -> None:
@@ -184,7 +186,8 @@ class PlateauLNS(Chains):
 
 class Portfolio(PlateauLNS):
     """Both cores, two phases, defaults for 10 minutes on two cores. First, within `breaks_share` of a
-    time budget, a race (`solvers.raced`): the break backtracker (`threads` - 1 restarting at
+    time budget, on boards of fewer than `beam_below` cells, a race (`solvers.raced`): the break
+    backtracker (`threads` - 1 restarting at
     once, at least one; each restart `restart_nodes` placements, `schedule` of breaks, completed by a
     beam of `finish_width`, the colour `quota` chosen by probes unless given; or `breaks_nodes`
     placements in all: a node budget, so the same seed gives the same board on any machine) and, on
@@ -198,7 +201,9 @@ class Portfolio(PlateauLNS):
     beside it: on generated boards of 10 x 10 to 12 x 12 the two are equal on average and each
     misses by a join where the other does not (benchmarks/bench_eternity2.py); on Eternity II the
     backtracker's board is 2-6 joins better, and once the beam is done (240 s of 480 in ten minutes)
-    its thread is the backtracker's too.
+    its thread is the backtracker's too. So on boards of `beam_below` cells or more (Eternity II's
+    256) the backtracker takes every thread from the start: the 10-minute runs with it on both threads
+    made 464, 464, 464 where the race made 464, 463, 464.
     """
 
     name = "portfolio"
@@ -211,6 +216,7 @@ class Portfolio(PlateauLNS):
         restart_nodes: int = BREAKS.restart_nodes,
         breaks_nodes: int | None = None,
         beam: bool = True,
+        beam_below: int = BEAM_BELOW,
         width: int = PIPELINE_BEAM.width,
         max_width: int | None = PIPELINE_BEAM.max_width,
         schedule: Sequence[int] | None = None,
@@ -240,15 +246,21 @@ class Portfolio(PlateauLNS):
         )
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise InputError(f"optimizer.threads must be a whole number >= 1, got {threads!r}")
-        breaks = Breaks(
-            threads=max(1, threads - 1) if beam else threads,
-            restart_nodes=restart_nodes,
-            max_nodes=breaks_nodes,
-            schedule=None if schedule is None else list(schedule),
-            finish_width=finish_width,
-            quota=None if quota is None else list(quota),
-        )
-        self.start = raced(breaks, self.start) if isinstance(self.start, Beam) else breaks
+        if isinstance(beam_below, bool) or not isinstance(beam_below, int) or beam_below < 0:
+            raise InputError(f"optimizer.beam_below must be a whole number >= 0 (cells), got {beam_below!r}")
+        settings = {
+            "restart_nodes": restart_nodes,
+            "max_nodes": breaks_nodes,
+            "schedule": None if schedule is None else list(schedule),
+            "finish_width": finish_width,
+            "quota": None if quota is None else list(quota),
+        }
+        alone = Breaks(threads=threads, **settings)  # type: ignore[arg-type]
+        if isinstance(self.start, Beam):
+            race = raced(Breaks(threads=max(1, threads - 1), **settings), self.start)  # type: ignore[arg-type]
+            self.start = BySize(race, alone, beam_below)
+        else:
+            self.start = alone
 
 
 def operator_stats(chains: Sequence[Chain]) -> dict[str, dict[str, int]]:

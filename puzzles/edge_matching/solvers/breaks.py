@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -53,7 +54,7 @@ from core.errors import InputError
 from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.solvers.base import BoardBuilder, alarm
 from puzzles.edge_matching.solvers.breaks_tables import ORDERS, RestartRun, Tables
-from puzzles.edge_matching.solvers.breaks_walk import _complete, _restart
+from puzzles.edge_matching.solvers.breaks_walk import _complete, _restart, _unmatched
 
 RESTART_NODES = 50_000_000  # placements per restart, by default
 DEFAULT_MAX_NODES = 200_000_000  # the node budget when no time limit is given
@@ -117,14 +118,30 @@ def check_schedule(schedule: object) -> list[int]:
 class BreaksConstruction(Construction):
     """A `Construction` with the search's own count of its board's unmatched joins (`unmatched`) and
     its profile: the quota colours used, placements by depth (`depth_nodes`, the benchmark's
-    "where the nodes go"), the deepest depth reached and the restarts run; its `history` is the
-    anytime curve (seconds, nodes, unmatched joins at each new best board)."""
+    "where the nodes go"), the deepest depth reached and the restarts run and how each ended; its
+    `history` is the anytime curve (seconds, nodes, unmatched joins at each new best board)."""
 
     unmatched: int = 0
     depth_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     deepest: int = 0
     restarts: int = 0
     quota: tuple[int, ...] = ()
+    ladder_boards: dict[bytes, int] = field(default_factory=dict)  # on the ladder: board -> unmatched joins
+    outcomes: tuple[RestartOutcome, ...] = ()
+
+
+@dataclass(frozen=True)
+class RestartOutcome:
+    """What one restart did (the ladder benchmark's profile): its number k (probes below 0), its
+    placements, its deepest depth, its best board's unmatched joins (-1: none), and how it ended:
+    "walked" (its whole tree), "abandoned" (short of the abandon depth) or "ran out" (its placements
+    spent, or stopped)."""
+
+    k: int
+    nodes: int
+    deepest: int
+    unmatched: int
+    ended: str
 
 
 def warm_up() -> None:
@@ -160,6 +177,11 @@ class Breaks(BoardBuilder):
             takes probe restarts deepest (`choose_quota`); []: no quota.
         abandon_nodes, abandon_depth: a restart that has not reached abandon_depth (null: 160 of 256
             cells, scaled) after abandon_nodes placements stops (Verhaard's restarts).
+        ladder: count every distinct complete board of at most this many unmatched joins (the
+            `bench_eternity2 ladder` figures); restarts then keep looking at that level instead of
+            only for boards better than the best so far. null: off.
+        rim_breaks: may a join between two frame pieces (a frame colour) break too? By default
+            only inner colours' joins do.
 
     Its work counts placements (nodes).
     """
@@ -181,6 +203,8 @@ class Breaks(BoardBuilder):
         quota: Sequence[int] | None = None,
         abandon_nodes: int = ABANDON_NODES,
         abandon_depth: int | None = None,
+        ladder: int | None = None,
+        rim_breaks: bool = False,
     ):
         if order not in ORDERS:
             raise InputError(f"optimizer.order must be one of {', '.join(ORDERS)}, got {order!r}")
@@ -199,6 +223,12 @@ class Breaks(BoardBuilder):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise InputError(f"optimizer.{name} must be a whole number >= 0, got {value!r}")
         self.abandon_nodes, self.abandon_depth = abandon_nodes, abandon_depth
+        if ladder is not None and (isinstance(ladder, bool) or not isinstance(ladder, int) or ladder < 0):
+            raise InputError(f"optimizer.ladder must be a whole number >= 0 (or null), got {ladder!r}")
+        self.ladder = ladder
+        if not isinstance(rim_breaks, bool):
+            raise InputError(f"optimizer.rim_breaks must be true or false, got {rim_breaks!r}")
+        self.rim_breaks = rim_breaks
         self.name = "breaks"
 
     def seeded(self, seed: int) -> Breaks:
@@ -214,6 +244,8 @@ class Breaks(BoardBuilder):
             self.quota,
             self.abandon_nodes,
             self.abandon_depth,
+            self.ladder,
+            self.rim_breaks,
         )
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
@@ -265,7 +297,7 @@ class Breaks(BoardBuilder):
         """The best complete board of the restarts within `seconds` (or the node budget), checked."""
         started = time.perf_counter()
         puzzle = self._require(puzzle)
-        tables = Tables(puzzle, self.order, self.tail, self.schedule)
+        tables = Tables(puzzle, self.order, self.tail, self.schedule, self.rim_breaks)
         check_quota_colours(self.quota or [], tables.frame_colours, tables.inner_colours)
         if seconds is not None:
             warm_up()
@@ -314,6 +346,8 @@ class _Restarts:
         self.nodes, self.deepest, self.done, self.probed = 0, 0, False, 0
         self.history: list[tuple[float, int, int]] = []
         self.hist = np.zeros(tables.cells_count, np.int64)
+        self.outcomes: list[RestartOutcome] = []
+        self.boards: dict[bytes, int] = {}  # the ladder's distinct boards: unmatched joins of each
 
     def cap_of(self, k: int) -> int:
         """Restart k's placements: restart_nodes, or what the node budget leaves it."""
@@ -329,6 +363,12 @@ class _Restarts:
             progress.report(run.nodes, None if run.board is None else run.unmatched, "node")
         self.hist[:] += run.hist
         self.deepest = max(self.deepest, run.deepest)
+        ended = "walked" if run.exhausted else ("abandoned" if run.deepest < self.abandon[1] else "ran out")
+        unmatched = run.unmatched if run.board is not None else -1
+        self.outcomes.append(RestartOutcome(k, run.nodes, run.deepest, unmatched, ended))
+        col, nb = self.tables.lists[0], self.tables.geometry[9]
+        for board in run.kept:
+            self.boards.setdefault(board.tobytes(), int(_unmatched(board, col, nb)))
         if run.board is not None and (run.unmatched, k) < self.key:
             self.key = (run.unmatched, k)
             improved = run.unmatched < self.score
@@ -349,12 +389,15 @@ class _Restarts:
             cap = self.cap_of(k)
             if cap <= 0:
                 return
-            run = tables.restart(cap, solver.seed * 1_000_003 + k, stop, quota, abandon, fewer)
+            ladder = None if solver.ladder is None else (solver.ladder + 1, solver.ladder)
+            run = tables.restart(cap, solver.seed * 1_000_003 + k, stop, quota, abandon, fewer, ladder)
             shallow = run.deepest < abandon[1] and k > 0  # abandoned: not worth a beam
             if solver.finish_width and run.deepest < tables.cells_count and not shallow:
                 finished = tables.finish(run.deep_board, solver.finish_width, solver.seed)
                 if finished is not None and finished[1] < run.unmatched:
                     run.board, run.unmatched = finished
+                if finished is not None and solver.ladder is not None and finished[1] <= solver.ladder:
+                    run.kept = np.concatenate([run.kept, finished[0][None]])
             with self.lock:
                 self.record(run, k)
                 if (run.exhausted and not quota) or run.unmatched == 0:
@@ -379,6 +422,11 @@ class _Restarts:
             f"{f' (chosen of {PROBE_COLOURS} by probes)' if probed else ''}; "
             f"best {self.score} unmatched joins"
         )
+        if self.solver.ladder is not None:
+            counts = sorted(Counter(self.boards.values()).items())
+            note += "; ladder (unmatched joins: distinct complete boards): " + (
+                ", ".join(f"{u}: {c}" for u, c in counts) or f"none of {self.solver.ladder} or fewer"
+            )
         return BreaksConstruction(
             layout,
             self.nodes,
@@ -390,5 +438,7 @@ class _Restarts:
             deepest=self.deepest,
             restarts=self.next,
             quota=tuple(quota),
+            ladder_boards=dict(self.boards),
+            outcomes=tuple(self.outcomes),
             history=tuple(self.history),
         )

@@ -26,6 +26,8 @@ FINISH_LOCK = threading.Lock()
 # colours' sides. It spends the chosen colours early, so the last rows meet fewer colours.
 QUOTA_RAMP = ((26, 28), (56, 71), (76, 89), (102, 106), (160, 119))
 QUOTA_SIDES = 124
+MAX_ORIENTS = (1 << 15) - 1
+KEEP_BOARDS = 256  # boards a restart keeps on the ladder
 TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
 
 
@@ -84,10 +86,22 @@ class Tables:
     """A board's kernel tables, built once for every restart: the order's geometry per depth, the
     candidate lists and the schedule (allowed breaks per depth)."""
 
-    def __init__(self, puzzle: ConstructivePuzzle, order: str, tail: int | None, schedule: list[int] | None):
+    def __init__(
+        self,
+        puzzle: ConstructivePuzzle,
+        order: str,
+        tail: int | None,
+        schedule: list[int] | None,
+        rim_breaks: bool = False,
+    ):
         table = np.ascontiguousarray(puzzle.table, dtype=np.int64)
         n, m = puzzle.n, puzzle.m
         pieces, turns = table.shape[0], table.shape[1]
+        if pieces * turns > MAX_ORIENTS:  # the walk packs an orient in 15 bits
+            raise InputError(
+                f"optimizer=breaks takes boards of at most {MAX_ORIENTS // turns:,} pieces, this one has "
+                f"{pieces:,}: use optimizer=beam or sa_compiled"
+            )
         self.n, self.m, self.turns, self.cells_count = n, m, turns, n * m
         col = table.reshape(pieces * turns, 4)
         piece_of = np.repeat(np.arange(pieces), turns)
@@ -102,8 +116,10 @@ class Tables:
         tail = default_tail(n) if tail is None else min(tail, n)
         cells = ORDERS[order](n, m, tail)
         radix = int(table.max()) + 1
-        self.geometry = _geometry(cells, neighbours(n, m), board0, col, n, m, cell_pat)
-        members, kstart, kmid, kend = _candidates(patterns, orient_pat, free, piece_of, col, radix)
+        self.geometry = _geometry(cells, neighbours(n, m), board0, col, n, m, cell_pat, rim_breaks)
+        members, kstart, kmid, kend = _candidates(
+            patterns, orient_pat, free, piece_of, col, radix, rim_breaks
+        )
         pat_orients, pat_start = _pattern_orients(patterns, orient_pat, free, piece_of)
         col64, piece64 = col.astype(np.int64), piece_of.astype(np.int64)
         self.lists = (col64, piece64, members, kstart, kmid, kend, radix, pat_orients, pat_start)
@@ -154,18 +170,33 @@ class Tables:
         quota: Sequence[int] = (),
         abandon: tuple[int, int] = (0, 0),
         fewer: int = 1 << 30,
+        ladder: tuple[int, int] | None = None,
     ) -> RestartRun:
         """One restart (see `_restart`): `quota` colours, abandoned after abandon[0] placements short of
-        depth abandon[1], looking only for boards of fewer than `fewer` breaks."""
+        depth abandon[1], looking only for boards of fewer than `fewer` breaks. `ladder` = (fewer,
+        keep): count every complete board of fewer than `fewer` unmatched joins instead, keeping those
+        of at most `keep` (up to KEEP_BOARDS)."""
         hist = np.zeros(self.cells_count, np.int64)
         best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
         tables = (self.geometry, self.lists, self.allow, self.board0)
-        caps = (node_cap, abandon[0], abandon[1], fewer)
-        outs = (hist, best_board, deep_board)
-        nodes, best, deep, deep_brk, exhausted = _restart(tables, self.quota(quota), caps, seed, stop, outs)
-        found = best < (1 << 30)
+        found = np.zeros(2 * self.cells_count + 1, np.int64)
+        kept = np.zeros((KEEP_BOARDS if ladder else 0, self.cells_count), np.int64)
+        if ladder is not None:
+            fewer = ladder[0]
+        caps = (
+            node_cap,
+            abandon[0],
+            abandon[1],
+            fewer,
+            ladder is not None,
+            -1 if ladder is None else ladder[1],
+        )
+        outs = (hist, best_board, deep_board, found, kept)
+        nodes, best, deep, deep_brk, exhausted, n_kept = _restart(
+            tables, self.quota(quota), caps, seed, stop, outs
+        )
         return RestartRun(
-            best_board if found else None,
+            best_board if best < (1 << 30) else None,
             int(best),
             int(nodes),
             int(deep),
@@ -173,6 +204,8 @@ class Tables:
             bool(exhausted),
             hist,
             deep_board,
+            found,
+            kept[:n_kept],
         )
 
 
@@ -180,7 +213,7 @@ class Tables:
 class RestartRun:
     """A restart's outcome: its best complete board (orients per cell; None: none) and unmatched joins,
     the placements it made, its deepest depth and that partial's breaks, whether it walked its whole
-    tree, and its placements by depth."""
+    tree, its placements by depth and its deepest partial board."""
 
     board: np.ndarray | None
     unmatched: int
@@ -190,6 +223,8 @@ class RestartRun:
     exhausted: bool
     hist: np.ndarray
     deep_board: np.ndarray
+    found: np.ndarray  # on the ladder: complete boards per unmatched joins
+    kept: np.ndarray  # on the ladder: the boards kept, one per row
 
 
 def _check_kinds(patterns, orient_pat, cell_pat, piece_of, free, open_cells) -> None:
@@ -204,7 +239,7 @@ def _check_kinds(patterns, orient_pat, cell_pat, piece_of, free, open_cells) -> 
             )
 
 
-def _geometry(cells, nb, board0, col, n: int, m: int, cell_pat) -> tuple:
+def _geometry(cells, nb, board0, col, n: int, m: int, cell_pat, rim_breaks: bool = False) -> tuple:
     """The kernel's geometry per depth: the cell, its left and bottom neighbours (placed before it), its
     kind, its pre-placed orient, the colours a pre-placed piece above or to the right asks for and
     whether those joins may break, then the neighbours and kinds per cell."""
@@ -225,8 +260,8 @@ def _geometry(cells, nb, board0, col, n: int, m: int, cell_pat) -> tuple:
             req_top[i] = col[board0[top], 3]
         if right >= 0 and board0[right] >= 0:
             req_right[i] = col[board0[right], 0]
-    top_brk = (cc > 0) & (cc < m - 1)  # a vertical join along the left or right rim never breaks
-    right_brk = (rr > 0) & (rr < n - 1)  # nor a horizontal one along the top or bottom rim
+    top_brk = (cc > 0) & (cc < m - 1) | rim_breaks  # a vertical join along the left or right rim never breaks
+    right_brk = (rr > 0) & (rr < n - 1) | rim_breaks  # nor a horizontal one along the top or bottom rim
     kinds = cell_pat[cells].astype(np.int64)
     return (
         cells,
@@ -243,13 +278,15 @@ def _geometry(cells, nb, board0, col, n: int, m: int, cell_pat) -> tuple:
     )
 
 
-def _candidates(patterns, orient_pat, free, piece_of, col, radix: int):
+def _candidates(patterns, orient_pat, free, piece_of, col, radix: int, rim_breaks: bool = False):
     """(members, kstart, kmid, kend): the candidate lists keyed by (kind, left colour, bottom colour),
     members[kstart[key]:kmid[key]] the exact fits, members[kmid[key]:kend[key]] the fits with one break."""
     keys, breaks, members = [], [], []
     for k, pattern in enumerate(patterns):
-        left_may = not (pattern & 0b1010)  # no break on a horizontal join of the top or bottom rim
-        bottom_may = not (pattern & 0b0101)  # nor a vertical one of the left or right rim
+        # unless rim_breaks, no break on a horizontal join of the top or bottom rim, nor a vertical one
+        # of the left or right rim
+        left_may = rim_breaks or not (pattern & 0b1010)
+        bottom_may = rim_breaks or not (pattern & 0b0101)
         for o in np.flatnonzero((orient_pat == pattern) & free[piece_of]):
             lc, bc = int(col[o, 0]), int(col[o, 3])
             keys.append((k * radix + lc) * radix + bc)

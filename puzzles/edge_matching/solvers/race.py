@@ -131,3 +131,28 @@ class Run:
     score: int
     ended: float
     history: tuple[tuple[float, int, float], ...]
+
+
+class BySize(BoardBuilder):
+    """`small` on boards of fewer than `cells` cells, `large` on the others: the portfolio races the
+    beam where it wins or ties (boards of 10 x 10 to 12 x 12) and gives its core to the backtracker on
+    Eternity II's 256 cells, where the beam's board is 5-6 joins behind and every 464 was the
+    backtracker's (benchmarks/log/bench_eternity2.md)."""
+
+    rectangles = True
+
+    def __init__(self, small: BoardBuilder, large: BoardBuilder, cells: int):
+        self.small, self.large, self.cells = small, large, cells
+        self.name = large.name
+
+    def chosen(self, puzzle: ConstructivePuzzle) -> BoardBuilder:
+        return self.small if puzzle.n * puzzle.m < self.cells else self.large
+
+    def seeded(self, seed: int) -> BySize:
+        return BySize(self.small.seeded(seed), self.large.seeded(seed), self.cells)
+
+    def warm_up(self, puzzle: ConstructivePuzzle) -> None:
+        self.chosen(puzzle).warm_up(puzzle)
+
+    def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> Construction:
+        return self.chosen(puzzle).construct(puzzle, seconds)

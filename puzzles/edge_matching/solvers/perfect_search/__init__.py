@@ -38,10 +38,10 @@ nodes are the same on any number of threads.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
-from tqdm import tqdm
 
 from core import interrupt
 from puzzles.edge_matching.solvers.base import threads_available
@@ -56,8 +56,9 @@ from puzzles.edge_matching.solvers.perfect_search.jobs import (
 from puzzles.edge_matching.solvers.perfect_search.orders import AUTO, ORDERS
 from puzzles.edge_matching.solvers.perfect_search.tables import Answer, Board, estimate_orders
 from puzzles.edge_matching.solvers.perfect_search.walks import _replay
+from puzzles.edge_matching.solvers.perfect_search.watch import Watch
 
-__all__ = ["AUTO", "ORDERS", "Answer", "Board", "estimate_orders", "search"]
+__all__ = ["AUTO", "ORDERS", "Answer", "Board", "busy", "estimate_orders", "search"]
 
 
 def search(
@@ -71,7 +72,8 @@ def search(
     portfolio: bool = False,
 ) -> Answer:
     """Every perfect board (or at least `limit`), keeping the first `keep`; see the package docstring.
-    `show_progress`: a bar of the jobs done (a count can take minutes). `portfolio`: for a first board
+    `show_progress`: a live line (`watch.Watch`: boards so far, share of the estimated tree, time
+    left; a count can take an hour). `portfolio`: for a first board
     (limit 1) on a board whose order was chosen by estimate (order "auto"), first race the two best
     orders for HEDGE_ROUNDS slices each (`race.hedge`), then, if neither finished, split the best order's
     tree; a count or a proof asked for splits one tree at once.
@@ -87,7 +89,7 @@ def search(
         -(-limit // board.symmetry) if limit is not None else np.iinfo(np.int64).max
     )  # each stands for its turns
     max_nodes = max_nodes if max_nodes is not None else np.iinfo(np.int64).max
-    f, hedge = len(board.order), 0
+    f, hedge = len(board.order), (0, 0)
     if portfolio and limit == 1 and board.consistent and f > 0:
         raced, hedge = race.hedge(board, threads, max_nodes, seconds, started)
         if raced is not None:
@@ -97,34 +99,53 @@ def search(
             0, [], 0, time.perf_counter() - started, "finished", board.symmetry, order=board.order_name
         )
     depth, prefixes, spent = split(board, f)
-    spent += hedge  # the race's nodes, before
+    spent = (spent[0] + hedge[0], spent[1] + hedge[1])  # the race's nodes and placements, before
     flags = np.zeros(max(len(prefixes), 1), np.int64)  # per job: 1 time is up, 2 not needed, 3 node cap
     progress = np.zeros(max(len(prefixes), 1), np.int64)
     left = None if seconds is None else max(seconds - (time.perf_counter() - started), 0.0)
     timer = start_timer(left, flags)
 
+    spans = np.zeros((len(prefixes), 2))  # per job: when it started and ended, for `Answer.busy`
+
     def job(k: int, budget: int):
         if flags[k]:
-            return -2, 0, 0, np.zeros((0, f), np.int64)
+            return -2, 0, 0, 0, np.zeros((0, f), np.int64)
+        spans[k, 0] = time.perf_counter()
         state = board.fresh_state()
         _replay(prefixes[k], board.geometry(), board.lists(), state, board.lookahead)
-        return board.walk(state, depth, f, limit, budget, flags[k : k + 1], progress[k : k + 1], keep)
+        walked = board.walk(state, depth, f, limit, budget, flags[k : k + 1], progress[k : k + 1], keep)
+        spans[k, 1] = time.perf_counter()
+        return walked
 
     results: dict[int, tuple] = {}
-    bar = tqdm(total=len(prefixes), unit="job", desc="perfect boards", disable=not show_progress, leave=False)
+    estimate = board.estimates.get(board.order_name, (None,))[0]
+    watch = Watch(estimate, len(prefixes), board.symmetry, show_progress)
     with interrupt.listen(lambda: flags.fill(1)):  # Ctrl-C stops it as the time limit does
         try:
             if threads == 1:
                 for k in range(len(prefixes)):
-                    walked = spent + sum(r[2] for r in results.values())
+                    walked = spent[0] + sum(r[2] for r in results.values())
                     results[k] = job(k, max_nodes - walked)
-                    bar.update()
+                    watch(walked - spent[0] + results[k][2], sum(r[1] for r in results.values()), k + 1)
                     if results[k][0] != 1 or found_before(results, k + 1) >= limit:
                         break
             else:
-                run_jobs(job, results, len(prefixes), threads, limit, max_nodes - spent, flags, progress, bar)
+                run_jobs(
+                    job, results, len(prefixes), threads, limit, max_nodes - spent[0], flags, progress, watch
+                )
         finally:
-            bar.close()
+            watch.close()
             if timer is not None:
                 timer.cancel()
-    return read_answer(board, results, prefixes, depth, spent, limit, flags, started)
+    answer = read_answer(board, results, prefixes, depth, spent, limit, flags, started)
+    return dataclasses.replace(answer, busy=busy(spans, threads))
+
+
+def busy(spans: np.ndarray, threads: int) -> float:
+    """The share of the threads' time spent in jobs, from the first job's start to the last one's end:
+    below 1 where threads idle, as at the end of an uneven tree when the last jobs run alone."""
+    ran = spans[spans[:, 1] > 0]
+    if len(ran) == 0:
+        return 1.0
+    span = ran[:, 1].max() - ran[:, 0].min()
+    return float((ran[:, 1] - ran[:, 0]).sum() / (min(threads, len(ran)) * span)) if span > 0 else 1.0

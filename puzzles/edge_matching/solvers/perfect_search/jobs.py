@@ -25,32 +25,42 @@ def start_timer(seconds: float | None, flags: np.ndarray) -> threading.Timer | N
 
 
 def run_jobs(
-    job, results: dict, jobs: int, threads: int, limit: int, budget: int, flags, progress, bar
+    job, results: dict, jobs: int, threads: int, limit: int, budget: int, flags, progress, watch
 ) -> None:
-    """Run the jobs on a pool of threads, in order; stop later jobs once earlier ones reach `limit`."""
+    """Run the jobs on a pool of threads, in order; stop later jobs once earlier ones reach `limit`.
+    `watch(nodes, boards, jobs done)` is told the jobs' totals so far every few milliseconds."""
     with ThreadPoolExecutor(max_workers=threads) as pool:
         pending = {pool.submit(job, k, budget): k for k in range(jobs)}
         while pending:
             done, _ = wait(pending, timeout=0.02, return_when=FIRST_COMPLETED)
             for future in done:
                 results[pending.pop(future)] = future.result()
-            bar.update(len(done))
             reached = _reached(results, jobs)
             if reached is not None and found_before(results, reached + 1) >= limit:
                 flags[reached + 1 :] = np.maximum(flags[reached + 1 :], 2)  # they cannot change the answer
-            walked = sum(r[2] for r in results.values()) + progress.sum()
-            if walked > budget:
+            finished = sum(r[2] for r in results.values())
+            running = progress.sum() - sum(progress[k] for k in results)  # jobs under way, so far
+            if finished + running > budget:
                 flags[flags == 0] = 3
+            watch(finished + running, sum(r[1] for r in results.values()), len(results))
 
 
 def read_answer(
-    board: Board, results: dict, prefixes: list, depth: int, spent: int, limit: int, flags, started
+    board: Board,
+    results: dict,
+    prefixes: list,
+    depth: int,
+    spent: tuple[int, int],
+    limit: int,
+    flags,
+    started,
 ) -> Answer:
-    """The jobs' results read in search order, up to the job that reaches `limit` or stopped early."""
-    count, boards, nodes, reason = 0, [], spent, "finished"
+    """The jobs' results read in search order, up to the job that reaches `limit` or stopped early;
+    `spent`: the (nodes, placements) walked before the jobs."""
+    count, boards, (nodes, placements), reason = 0, [], spent, "finished"
     for k in range(len(prefixes)):
-        status, found, walked, record = results[k]
-        count, nodes = count + found, nodes + walked
+        status, found, walked, placed, record = results[k]
+        count, nodes, placements = count + found, nodes + walked, placements + placed
         boards += [board.board_of(np.concatenate([prefixes[k], row[depth:]])) for row in record]
         if count >= limit:
             count, reason = limit, "limit"
@@ -68,6 +78,7 @@ def read_answer(
         board.symmetry,
         len(prefixes),
         board.order_name,
+        int(placements),
     )
 
 
@@ -84,23 +95,23 @@ def found_before(results: dict[int, tuple], k: int) -> int:
     return sum(results[j][1] for j in range(k))
 
 
-def split(board: Board, f: int) -> tuple[int, list[np.ndarray], int]:
-    """(depth, the partial boards there as candidates per depth, nodes walked to list them): the
-    shallowest depth with JOBS partial boards (or the last), whatever the threads, so that the nodes
-    walked are the same on any number. Listed a level at a time, each level from the one before, so the
+def split(board: Board, f: int) -> tuple[int, list[np.ndarray], tuple[int, int]]:
+    """(depth, the partial boards there as candidates per depth, (nodes, placements) walked to list
+    them): the shallowest depth with JOBS partial boards (or the last), whatever the threads, so that
+    the nodes walked are the same on any number. Listed a level at a time, each level from the one before, so the
     listing walks each partial board above that depth once (a narrow tree is not walked again per level)."""
     never, progress = np.zeros(1, np.int64), np.zeros(1, np.int64)
-    prefixes, depth, spent = [np.zeros(0, np.int64)], 0, 0
+    prefixes, depth, spent, placed = [np.zeros(0, np.int64)], 0, 0, 0
     width = len(board.piece_of) + 1  # the most children a partial board can have
     while 0 < len(prefixes) < JOBS and depth < f:
         deeper = []
         for prefix in prefixes:
             state = board.fresh_state()
             _replay(prefix, board.geometry(), board.lists(), state, board.lookahead)
-            _, found, nodes, record = board.walk(
+            _, found, nodes, placements, record = board.walk(
                 state, depth, depth + 1, 1 << 62, 1 << 62, never, progress, width
             )
-            spent += nodes
+            spent, placed = spent + nodes, placed + placements
             deeper += list(record)
         prefixes, depth = deeper, depth + 1
-    return depth, prefixes, spent  # at depth f, each job is a board with nothing left to walk
+    return depth, prefixes, (spent, placed)  # at depth f, each job is a board with nothing left to walk

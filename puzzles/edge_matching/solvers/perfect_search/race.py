@@ -29,20 +29,20 @@ def _runner_up(board: Board) -> Board | None:
 
 def hedge(
     board: Board, threads: int, max_nodes: int, seconds: float | None, started: float
-) -> tuple[Answer | None, int]:
+) -> tuple[Answer | None, tuple[int, int]]:
     """`search`'s portfolio: the board's order and the runner-up (`_runner_up`) raced for HEDGE_ROUNDS
-    rounds (`race_orders`); (None, 0) when no other order scans the cells otherwise."""
+    rounds (`race_orders`); (None, (0, 0)) when no other order scans the cells otherwise."""
     second = _runner_up(board)
     if second is None:
-        return None, 0
+        return None, (0, 0)
     return race_orders([board, second], threads, max_nodes, seconds, started, HEDGE_ROUNDS)
 
 
 def race_orders(
     boards: list[Board], threads: int, max_nodes: int, seconds: float | None, started: float, rounds: int
-) -> tuple[Answer | None, int]:
+) -> tuple[Answer | None, tuple[int, int]]:
     """(the first board by whichever order finds it first, or None if none finished within `rounds`;
-    the nodes walked): each order's tree walked in slices of SLICE nodes, taking turns (round 1: order
+    the nodes and placements walked): each order's tree walked in slices of SLICE nodes, taking turns (round 1: order
     0, order 1; round 2: ...); the winner is the first in that schedule to find a board or to walk its
     tree to the end (a proof that there is none). On one thread the schedule is run as it is; on two
     each order has a thread and walks on until a rival's finish comes earlier in the schedule, so the
@@ -57,6 +57,7 @@ def race_orders(
     cursors = [b.new_cursor(len(b.order)) for b in boards]
     flags, progress = np.zeros(k, np.int64), np.zeros(k, np.int64)
     walked = [0] * k
+    placed: list[list[int]] = [[0] for _ in range(k)]  # per order, its placements after each round
     finish: list[tuple[int, int, np.ndarray] | None] = [None] * k  # (round, found, record)
     best: list[tuple[int, int] | None] = [None]
     lock = threading.Lock()
@@ -69,7 +70,7 @@ def race_orders(
                 return False
             budget = min(SLICE - 1, max_nodes - sum(walked))  # the walk stops after budget + 1 nodes
         b = boards[r]
-        status, found, nodes, record = b.walk(
+        status, found, nodes, placements, record = b.walk(
             states[r],
             0,
             len(b.order),
@@ -82,6 +83,7 @@ def race_orders(
         )
         with lock:
             walked[r] += nodes
+            placed[r].append(placed[r][-1] + placements)
             if status == 1:
                 finish[r] = (round_, found, record)
                 best[0] = min(best[0] or (round_, r), (round_, r))
@@ -108,25 +110,27 @@ def race_orders(
                 timer.cancel()
     elapsed = time.perf_counter() - started
     if best[0] is None:
+        spent = (sum(walked), sum(p[-1] for p in placed))
         if not flags.any() and sum(walked) <= max_nodes:  # the rounds are over
-            return None, sum(walked)
+            return None, spent
         reason = "seconds" if flags.any() else "max_nodes"
-        answer = Answer(0, [], sum(walked), elapsed, reason, boards[0].symmetry, 1, boards[0].order_name)
-        return answer, sum(walked)
-    return _winner(boards, best[0], finish, walked, elapsed)
+        b = boards[0]
+        return Answer(0, [], spent[0], elapsed, reason, b.symmetry, 1, b.order_name, spent[1]), spent
+    return _winner(boards, best[0], finish, walked, placed, elapsed)
 
 
 def _winner(
-    boards: list[Board], best: tuple[int, int], finish: list, walked: list[int], elapsed: float
-) -> tuple[Answer, int]:
-    """(the race's answer, its nodes: those the schedule walks up to the winner's finish)."""
+    boards: list[Board], best: tuple[int, int], finish: list, walked: list[int], placed: list, elapsed: float
+) -> tuple[Answer, tuple[int, int]]:
+    """(the race's answer, its nodes and placements: those the schedule walks up to the winner's
+    finish)."""
     round_, w = best
-    nodes = sum(
-        walked[w] if r == w else SLICE * (round_ if r < w else round_ - 1) for r in range(len(boards))
-    )
+    turns = [round_ if r <= w else round_ - 1 for r in range(len(boards))]  # each order's slices
+    nodes = sum(walked[w] if r == w else SLICE * turns[r] for r in range(len(boards)))
+    placements = sum(placed[r][turns[r]] for r in range(len(boards)))
     _, found, record = finish[w]
     b = boards[w]
-    if not found:
-        return Answer(0, [], nodes, elapsed, "finished", b.symmetry, 1, b.order_name), nodes
-    boards_found = [b.board_of(record[0])]
-    return Answer(b.symmetry, boards_found, nodes, elapsed, "limit", b.symmetry, 1, b.order_name), nodes
+    count, boards_found = (b.symmetry, [b.board_of(record[0])]) if found else (0, [])
+    reason = "limit" if found else "finished"
+    answer = Answer(count, boards_found, nodes, elapsed, reason, b.symmetry, 1, b.order_name, placements)
+    return answer, (nodes, placements)

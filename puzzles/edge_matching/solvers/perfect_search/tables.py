@@ -100,7 +100,7 @@ def _classes(table: np.ndarray, free: np.ndarray) -> np.ndarray:
 class Answer:
     """What a search proved: `count` distinct perfect boards (all of them when `complete`; at least
     that many otherwise), the first `boards` in search order as (piece, turns) per cell, the nodes
-    walked and the time; `stop_reason` "finished" (the whole tree), "limit" (enough boards),
+    walked (and the pieces placed) and the time; `stop_reason` "finished" (the whole tree), "limit" (enough boards),
     "max_nodes" or "seconds". `symmetry`: the boards each one found stands for (its turns)."""
 
     count: int
@@ -111,6 +111,8 @@ class Answer:
     symmetry: int = 1
     jobs: int = 1
     order: str = ""  # the scan order whose walk found the first board (or proved there is none)
+    placements: int = 0  # the pieces placed: the community's node, a census's checksum (walks.py)
+    busy: float = 1.0  # the share of the threads' time in jobs (`search`'s `busy`)
 
     @property
     def complete(self) -> bool:
@@ -405,7 +407,7 @@ class Board:
         tally=None,
         cursor=None,
     ):
-        """`_walk` on this board; returns (status, boards reached, nodes, record). `tally` (2 int64s, no
+        """`_walk` on this board; returns (status, boards reached, nodes, placements, record). `tally` (2 int64s, no
         look-ahead): the entries read and those blocked are added to it (a slower walk, to measure).
         `cursor` (`new_cursor`): where the walk stopped, so that the next call with it (and the same
         state) resumes there."""
@@ -414,11 +416,13 @@ class Board:
         bounds = (first, depth, limit, max_nodes)
         io = (stop, progress, record, tally if tally is not None else np.zeros(2, np.int64), cursor)
         if self.sets is not None and not self.lookahead and tally is None:
-            status, found, nodes = _walk_sets(self.geometry(), self.lists(), self.sets, state, bounds, io)
+            status, found, nodes, placed = _walk_sets(
+                self.geometry(), self.lists(), self.sets, state, bounds, io
+            )
         else:
             walk = _walk_books if self.lookahead else _walk_plain if tally is None else _walk_tallied
-            status, found, nodes = walk(self.geometry(), self.lists(), state, bounds, io)
-        return status, found, nodes, record[: min(found, keep)]
+            status, found, nodes, placed = walk(self.geometry(), self.lists(), state, bounds, io)
+        return status, found, nodes, placed, record[: min(found, keep)]
 
 
 def estimate_orders(

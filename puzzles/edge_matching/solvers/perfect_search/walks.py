@@ -79,7 +79,9 @@ def _lift_set(free, p, next_twin):
 @numba.njit(nogil=True, inline="always")
 def _walk(geometry, lists, state, lookahead, tallied, bounds, io):
     """Depth-first search from the first depth (everything before it is placed) to the stop depth:
-    (status, boards reached at the stop depth (up to `limit`), nodes). Status 1: the subtree is done or
+    (status, boards reached at the stop depth (up to `limit`), nodes, placements). A node is a turn of
+    the loop, a placement or a dead end; placements are the pieces placed, the community's node (a tree
+    has about twice as many of ours, its dead ends). Status 1: the subtree is done or
     the limit reached; -1: out of nodes; -2: `stop[0]` was set (read every STOP_EVERY nodes, when the
     nodes walked so far are also written to `progress[0]`). record[k, :stop_depth]: the candidate
     chosen at each depth on the k-th board reached (rows beyond record's length are not kept).
@@ -93,15 +95,15 @@ def _walk(geometry, lists, state, lookahead, tallied, bounds, io):
     sentinel = blocked.shape[0] - 1
     nxt = cursor[3:]  # the resume cursor per depth
     if cursor[0] == -2:  # the tree was walked to its end
-        return 1, cursor[2], 0
+        return 1, cursor[2], 0, 0
     d, fresh, found = _resume(cursor, first_depth)
-    nodes = 0
+    nodes, placements = 0, 0
     check_at = STOP_EVERY if max_nodes >= STOP_EVERY else max_nodes + 1
     while True:
         if d == stop_depth:
             found = _reached(record, found, chosen, stop_depth)
             if found >= limit or d == first_depth:
-                return 1, found, nodes
+                return 1, found, nodes, placements
             fresh = False
             d -= 1
             _lift(order[d], chosen[d], lists, nb, need, state, lookahead)
@@ -144,16 +146,17 @@ def _walk(geometry, lists, state, lookahead, tallied, bounds, io):
         fresh = placed
         if placed:
             d += 1
+            placements += 1
         else:
             if d == first_depth:
                 cursor[0], cursor[2] = -2, found
-                return (-1 if nodes > max_nodes else 1), found, nodes
+                return (-1 if nodes > max_nodes else 1), found, nodes, placements
             d -= 1
             _lift(order[d], chosen[d], lists, nb, need, state, lookahead)
         if nodes >= check_at:  # the node cap or a look at the stop flag, after the node: a call resumes
             status, check_at = _look(nodes, max_nodes, d, fresh, found, stop, progress, cursor)
             if status != 0:
-                return status, found, nodes
+                return status, found, nodes, placements
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -232,7 +235,8 @@ def _walk_sets(geometry, lists, sets, state, bounds, io):
     AND, so no entry of a used piece is read and no unpredictable test per entry is made (issue 34:
     most entries read were of used pieces). A list holds each piece's turns side by side, sorted by
     piece: `first[rank[key] + members below p]` is piece p's first entry, its other turns follow.
-    The cursor holds per depth the pieces still to try, the next entry and the list's key."""
+    The cursor holds per depth the pieces still to try, the next entry and the list's key.
+    (Reading the next depth's list at each placement, to skip the turn of a dead end, was 9% slower.)"""
     order, nb, need, key_at, key_weight, check_side, check_len, base = geometry
     starts, piece_of, turn_of, shows, side_kind, radix = lists
     members, rank, first = sets
@@ -247,17 +251,17 @@ def _walk_sets(geometry, lists, sets, state, bounds, io):
     keys = cursor[4 + 2 * depths : 4 + 3 * depths]
     one = np.uint64(1)
     if cursor[0] == -2:
-        return 1, cursor[2], 0
+        return 1, cursor[2], 0, 0
     d, fresh, found = _resume(cursor, first_depth)
     free = _free_set(blocked)
-    nodes = 0
+    nodes, placements = 0, 0
     check_at = STOP_EVERY if max_nodes >= STOP_EVERY else max_nodes + 1
     while True:
         if d == stop_depth:
             found = _reached(record, found, chosen, stop_depth)
             if found >= limit or d == first_depth:
                 _unpack(free, blocked)
-                return 1, found, nodes
+                return 1, found, nodes, placements
             fresh = False
             d -= 1
             free = _lift_set(free, piece_of[chosen[d]], next_twin)
@@ -284,6 +288,7 @@ def _walk_sets(geometry, lists, sets, state, bounds, io):
             chosen[d] = i
             shown_at[order[d]] = shows_at[i]  # a cell's four int16 colours as one 8-byte word
             untried[d], at[d] = left, i + 1
+            placements += 1
             fresh = True
             d += 1
         else:
@@ -291,14 +296,14 @@ def _walk_sets(geometry, lists, sets, state, bounds, io):
             if d == first_depth:
                 cursor[0], cursor[2] = -2, found
                 _unpack(free, blocked)
-                return (-1 if nodes > max_nodes else 1), found, nodes
+                return (-1 if nodes > max_nodes else 1), found, nodes, placements
             d -= 1
             free = _lift_set(free, piece_of[chosen[d]], next_twin)
         if nodes >= check_at:
             status, check_at = _look(nodes, max_nodes, d, fresh, found, stop, progress, cursor)
             if status != 0:
                 _unpack(free, blocked)
-                return status, found, nodes
+                return status, found, nodes, placements
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -1,0 +1,81 @@
+"""The break walk walks the tree the walk before it walked (frozen in benchmarks/): the same placements,
+boards, deepest partials and placements per depth, restart by restart, under a node cap; and the
+ladder's count of complete boards agrees with the perfect search's."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from benchmarks import breaks_walk_before as before
+from benchmarks.eternity2_ladder import restart
+from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.solvers import breaks_walk as after
+from puzzles.edge_matching.solvers.breaks_tables import KEEP_BOARDS, Tables
+from puzzles.edge_matching.solvers.perfect_search import Board, search
+
+
+def same(tables: Tables, *args, **kwargs) -> tuple:
+    old, old_outs = restart(before, tables, *args, **kwargs)
+    new, new_outs = restart(after, tables, *args, **kwargs)
+    assert old == new, (old, new)
+    for a, b in zip(old_outs, new_outs, strict=True):
+        assert (a == b).all()
+    return new
+
+
+SMALL = [
+    # boards where restarts complete many boards, with hints (pre-placed cells mid-walk), rectangles
+    (Eternity2Like(n=6, frame_colours=2, inner_colours=4, instance_seed=1), "rows"),
+    (Eternity2Like(n=7, frame_colours=2, inner_colours=5, instance_seed=3), "teeth"),
+    (Eternity2Like(n=6, m=9, frame_colours=3, inner_colours=6, instance_seed=2), "staircase"),
+    (
+        Eternity2Like(n=8, frame_colours=3, inner_colours=7, instance_seed=0, hints=([2, 5, 3, 1],)),
+        "staircase",
+    ),
+]
+
+
+@pytest.mark.parametrize("puzzle, order", SMALL)
+def test_small_boards_walk_the_same_tree(puzzle, order):
+    tables = Tables(puzzle, order, None, None)
+    complete = walked = 0
+    for seed in range(4):
+        for quota in ([], tables.draw_quota(seed)):  # most quotas cut every branch on a small board
+            nodes, best, *_ = same(tables, 200_000, seed, quota, (20_000, puzzle.n * puzzle.m // 2))
+            walked += nodes
+            complete += best < (1 << 30)
+            same(tables, 100_000, seed, quota, fewer=3)  # hunting only boards of fewer than 3 breaks
+    assert walked > 0 and complete > 0  # complete boards were found, so that path was compared too
+
+
+@pytest.mark.parametrize("order", ["staircase", "rows"])
+def test_the_official_set_walks_the_same_tree(order):
+    tables = Tables(Eternity2(), order, None, None)  # the starter piece is a pre-placed cell mid-walk
+    for seed in range(2):
+        nodes, *_ = same(tables, 1_000_000, seed, [1, 15, 17], (300_000, 160))
+        assert nodes > 0
+        assert same(tables, 1_000_000, seed)[2] > 150  # deep enough that breaks were allowed
+
+
+@pytest.mark.parametrize("n, frame, inner, seed", [(5, 3, 4, 1), (6, 3, 5, 2), (6, 3, 7, 0)])
+def test_the_ladder_counts_every_perfect_board_the_perfect_search_counts(n, frame, inner, seed):
+    """With no break allowed and no quota, the ladder's walk of the whole tree counts every arrangement
+    of pieces that is a perfect board: the perfect search's count of distinct boards times the ways
+    identical pieces swap and self-similar pieces turn. The boards it keeps are perfect and distinct."""
+    puzzle = Eternity2Like(n=n, frame_colours=frame, inner_colours=inner, instance_seed=seed)
+    run = Tables(puzzle, "rows", None, []).restart(10**10, seed, np.zeros(1, np.int64), ladder=(1, 0))
+    distinct = search(Board(puzzle.table, n, n, puzzle.preplaced, order="rows", symmetry=False))
+    groups = Counter(tuple(sorted(map(tuple, pieces))) for pieces in puzzle.table)
+    turns_alike = [sum(bool((pieces[k] == pieces[0]).all()) for k in range(4)) for pieces in puzzle.table]
+    ways = math.prod(math.factorial(g) for g in groups.values()) * math.prod(turns_alike)
+    assert run.exhausted and distinct.stop_reason == "finished"
+    assert run.found[0] == distinct.count * ways and run.found[1:].sum() == 0
+    assert len(run.kept) == min(run.found[0], KEEP_BOARDS)
+    assert len({board.tobytes() for board in run.kept}) == len(run.kept)
+    for board in run.kept:
+        puzzle.check(layout := puzzle.layout(board // 4, board % 4))
+        assert puzzle.score_layout(layout)["unmatched_edges"] == 0
