@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 
 from benchmarks import exact_cover_package as package
+from benchmarks import flags
 from benchmarks.timing import compare, context, report
 from heuristics import exact_backends
 from heuristics.exact_cover import ExactCover
@@ -39,15 +40,20 @@ def enumerate_with(backend: str, models) -> int:
     return sum(len(list(exact_backends.solutions(m, backend))) for m in models)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dates", type=int, default=366, help="dates timed, spread over the year (366: all)")
-    parser.add_argument("--cpsat-dates", type=int, default=5)
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_calendar_year", __doc__.splitlines()[0])
+    parser.add_argument(
+        "--dates", type=flags.whole(1, 366), default=366, help="dates timed, spread over the year (366: all)"
+    )
+    parser.add_argument("--cpsat-dates", type=flags.whole(1, 366), default=5)
     parser.add_argument("--board", default="classic", choices=["classic"])
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
-    if args.dates < 1:
-        parser.error(f"--dates must be at least 1, got {args.dates}")
+    parser.add_argument("--repeats", type=flags.count, default=5)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     year = year_days(2024)
     days = year[:: max(1, len(year) // args.dates)][: args.dates]
     cal = Calendar(args.board)
@@ -108,4 +114,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

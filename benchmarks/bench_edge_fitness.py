@@ -11,6 +11,7 @@ import argparse
 
 import numpy as np
 
+from benchmarks import flags
 from benchmarks.edge_fitness_numpy import unmatched_numpy
 from benchmarks.timing import compare, report, score_all
 from core.objective import Objective
@@ -20,17 +21,24 @@ from puzzles.edge_matching import EdgeMatching
 PLAIN, OURS, WRAPPED = "plain numpy", "compiled fitness", "compiled, through Objective"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--genomes", type=int, default=5000, help="genomes scored per repeat, by each side")
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_edge_fitness", __doc__.splitlines()[0])
+    parser.add_argument(
+        "--genomes", type=flags.count, default=5000, help="genomes scored per repeat, by each side"
+    )
     parser.add_argument(
         "--passes",
-        type=int,
+        type=flags.count,
         default=10,
         help="passes over the genomes per repeat by the compiled sides (the baseline makes one)",
     )
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--repeats", type=flags.count, default=5)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     puzzle = EdgeMatching(n=16, colours=22, rotations=True, fix_centre=False, instance_seed=0)
     genomes = [puzzle.space.random(np.random.default_rng(s)) for s in range(args.genomes)]
     objective = Objective(puzzle.fitness, puzzle.space, Budget(evaluations=10**12))
@@ -64,4 +72,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

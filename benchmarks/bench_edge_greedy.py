@@ -27,6 +27,7 @@ import time
 import numpy as np
 from joblib import Parallel, delayed
 
+from benchmarks import flags
 from benchmarks.timing import compare, fmt, report
 from puzzles.edge_matching import turn_table
 from puzzles.edge_matching.seed_sweep import greedy_point
@@ -111,22 +112,29 @@ def sweep(faithful: bool, jobs: int, sizes: tuple[int, ...] = SIZES) -> int:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=13, help="board side of the per-solve comparison")
-    parser.add_argument("--colours", type=int, default=20)
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_edge_greedy", __doc__.splitlines()[0])
     parser.add_argument(
-        "--plain-sample", type=int, default=2, help="plain solves per size for the extrapolation"
+        "--size", type=flags.whole(3), default=13, help="board side of the per-solve comparison"
+    )
+    parser.add_argument("--colours", type=flags.count, default=20)
+    parser.add_argument(
+        "--plain-sample", type=flags.count, default=2, help="plain solves per size for the extrapolation"
     )
     parser.add_argument(
         "--sweep-sizes",
-        type=lambda text: tuple(int(n) for n in text.split(",")),
+        type=flags.wholes(3),
         default=SIZES,
         help="board sides of the whole sweep, comma-separated (the seed's: 13,15)",
     )
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--jobs", type=flags.jobs, default=2)
+    parser.add_argument("--repeats", type=flags.count, default=5)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     print(f"{os.cpu_count()} cores")
     per_solve(args.size, args.colours, args.repeats)
 
@@ -159,4 +167,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

@@ -47,29 +47,34 @@ puzzle's scorer and by that count; a kernel's running tally that disagrees with 
 from __future__ import annotations
 
 import argparse
+import inspect
 import resource
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 import numba
 import numpy as np
 
-from benchmarks.eternity2_ladder import bench_ladder, bench_walk, new_plot, save_plot
+from benchmarks import flags
+from benchmarks.eternity2_ladder import _settings, bench_ladder, bench_walk, new_plot, save_plot
 from benchmarks.eternity2_rescore import rescored
 from benchmarks.timing import compare, report
 from core.space import Budget
 from experiments.api import config
 from experiments.build import build
+from experiments.overrides import options
 from experiments.pairing import as_optimizer, local_search_face
 from heuristics.chains import warm_up
 from heuristics.compiled import Chains, CompiledSA
 from heuristics.minimize import minimize
 from heuristics.sa import SimulatedAnnealing
 from puzzles.edge_matching.board import inner_edges
-from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.eternity2 import HARDEST_COLOURS, Eternity2, Eternity2Like
 from puzzles.edge_matching.seed_sweep import puzzle_for
 from puzzles.edge_matching.solvers.beam import Beam
+from puzzles.edge_matching.solvers.breaks import Breaks
 
 PYTHON_EVALS, COMPILED_EVALS = 20_000, 4_000_000
 
@@ -395,67 +400,100 @@ def _starter(args) -> str:
     return "starter on" if args.starter else "starter off"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+OPTIMIZERS = options("optimizer")  # configs/optimizer/*.yaml
+
+
+def breaks_setting(text: str) -> str:
+    """A ladder side's `--set`: NAME=VALUE, NAME a setting of Breaks, VALUE as `_settings` reads it."""
+    known = [
+        name for name in inspect.signature(Breaks).parameters if name not in ("seed", "threads", "ladder")
+    ]
+    try:
+        (name, _), *_ = _settings([text]).items()
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be NAME=VALUE, VALUE a number, [a,list], true, false or null, got {text!r}"
+        ) from None
+    if name not in known:
+        raise argparse.ArgumentTypeError(f"{name!r} is no setting of breaks; choose from {', '.join(known)}")
+    return text
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py): numbers and names by their
+    parser, the boards and optimisers they describe built once by the project's own checks."""
+    parser = flags.Parser("bench_eternity2", __doc__)
     sub = parser.add_subparsers(dest="what", required=True)
     speed = sub.add_parser("speed")
-    speed.add_argument("--repeats", type=int, default=5)
+    speed.add_argument("--repeats", type=flags.count, default=5)
     official = sub.add_parser("official")
-    official.add_argument("--seconds", type=float, default=60)
-    official.add_argument("--seeds", type=int, default=5)
-    official.add_argument("--seed-from", type=int, default=0)
-    official.add_argument("--chains", type=int, default=1)
-    official.add_argument("--method", default="hybrid_vlns")
+    official.add_argument("--seconds", type=flags.seconds, default=60)
+    official.add_argument("--seeds", type=flags.count, default=5)
+    official.add_argument("--seed-from", type=flags.first, default=0)
+    official.add_argument("--chains", type=flags.threads, default=1)
+    official.add_argument("--method", choices=OPTIMIZERS, default="hybrid_vlns", metavar="OPTIMIZER")
     official.add_argument("--no-starter", dest="starter", action="store_false")
     beam = sub.add_parser("beam")
-    beam.add_argument("--width", type=int, default=10_000)
-    beam.add_argument("--max-width", type=int, default=None)
+    beam.add_argument("--width", type=flags.count, default=10_000)
+    beam.add_argument("--max-width", type=flags.count, default=None)
     beam.add_argument("--order", default="rows")
-    beam.add_argument("--chains", type=int, default=1, help="hybrid_vlns's chains (cores)")
-    beam.add_argument("--seeds", type=int, default=5)
-    beam.add_argument("--size", type=int, default=None)
+    beam.add_argument("--chains", type=flags.threads, default=1, help="hybrid_vlns's chains (cores)")
+    beam.add_argument("--seeds", type=flags.count, default=5)
+    beam.add_argument("--size", type=int, choices=sorted(HARDEST_COLOURS), default=None)
     beam.add_argument("--no-starter", dest="starter", action="store_false")
     anytime_ = sub.add_parser("anytime")
-    anytime_.add_argument("--seconds", type=float, default=60)
-    anytime_.add_argument("--seeds", type=int, default=5)
-    anytime_.add_argument("--seed-from", type=int, default=0)
-    anytime_.add_argument("--methods", default="breaks,beam,beam_refine")
+    anytime_.add_argument("--seconds", type=flags.seconds, default=60)
+    anytime_.add_argument("--seeds", type=flags.count, default=5)
+    anytime_.add_argument("--seed-from", type=flags.first, default=0)
+    anytime_.add_argument(
+        "--methods", type=flags.names(OPTIMIZERS, "optimizers"), default="breaks,beam,beam_refine"
+    )
     anytime_.add_argument("--no-starter", dest="starter", action="store_false")
     anytime_.add_argument("--plot", default=None, help="draw the anytime curves into this PNG file")
     generated = sub.add_parser("generated")
-    generated.add_argument("--size", type=int, default=8)
-    generated.add_argument("--cols", type=int, default=None, help="columns of a rectangle (default: --size)")
+    generated.add_argument("--size", type=flags.count, default=8)
+    generated.add_argument(
+        "--cols", type=flags.count, default=None, help="columns of a rectangle (default: --size)"
+    )
     generated.add_argument(
         "--colours",
-        type=lambda text: tuple(int(c) for c in text.split(",")),
+        type=flags.wholes(size=2),
         default=None,
         metavar="FRAME,INNER",
         help="frame and inner colour counts (needed for a rectangle)",
     )
-    generated.add_argument("--seconds", type=float, default=60)
-    generated.add_argument("--seeds", type=int, default=10)
-    generated.add_argument("--seed-from", type=int, default=0)
-    generated.add_argument("--chains", type=int, default=1)
+    generated.add_argument("--seconds", type=flags.seconds, default=60)
+    generated.add_argument("--seeds", type=flags.count, default=10)
+    generated.add_argument("--seed-from", type=flags.first, default=0)
+    generated.add_argument("--chains", type=flags.threads, default=1)
     generated.add_argument(
-        "--optimizers", default="hybrid_vlns,sa_compiled,ils_compiled,descent_compiled,sa,two_opt_swap,ga"
+        "--optimizers",
+        type=flags.names(OPTIMIZERS, "optimizers"),
+        default="hybrid_vlns,sa_compiled,ils_compiled,descent_compiled,sa,two_opt_swap,ga",
     )
     walk = sub.add_parser("walk")
-    walk.add_argument("--restarts", type=int, default=8)
-    walk.add_argument("--repeats", type=int, default=5)
+    walk.add_argument("--restarts", type=flags.count, default=8)
+    walk.add_argument("--repeats", type=flags.count, default=5)
     ladder = sub.add_parser("ladder")
-    ladder.add_argument("--seconds", type=float, default=600)
-    ladder.add_argument("--seeds", type=int, default=1)
-    ladder.add_argument("--seed-from", type=int, default=0)
-    ladder.add_argument("--threads", type=int, default=2)
-    ladder.add_argument("--floor", type=int, default=460, help="the lowest matched joins counted")
+    ladder.add_argument("--seconds", type=flags.seconds, default=600)
+    ladder.add_argument("--seeds", type=flags.count, default=1)
+    ladder.add_argument("--seed-from", type=flags.first, default=0)
+    ladder.add_argument("--threads", type=flags.threads, default=2)
     ladder.add_argument(
-        "--set", action="append", default=[], metavar="NAME=VALUE", help="a breaks setting of ours"
+        "--floor", type=flags.whole(0, 480), default=460, help="the lowest matched joins counted"
+    )
+    ladder.add_argument(
+        "--set",
+        action="append",
+        type=breaks_setting,
+        default=[],
+        metavar="NAME=VALUE",
+        help="a breaks setting of ours",
     )
     ladder.add_argument(
         "--baseline-set",
         action="append",
+        type=breaks_setting,
         default=[],
         metavar="NAME=VALUE",
         help="a breaks setting of the baseline",
@@ -466,22 +504,62 @@ def main() -> None:
     sweep.add_argument(
         "--boards",
         nargs="+",
-        type=lambda text: tuple(int(v) for v in text.split(",")),
+        type=flags.wholes(size=2),
         default=SWEEP_HARD,
         metavar="N,COLOURS",
     )
-    sweep.add_argument("--seconds", type=float, default=10)
-    sweep.add_argument("--seeds", type=int, default=5, help="instances 0..seeds-1")
-    sweep.add_argument("--optimizers", default="exact_first,breaks,portfolio")
+    sweep.add_argument("--seconds", type=flags.seconds, default=10)
+    sweep.add_argument("--seeds", type=flags.count, default=5, help="instances 0..seeds-1")
+    sweep.add_argument(
+        "--optimizers", type=flags.names(OPTIMIZERS, "optimizers"), default="exact_first,breaks,portfolio"
+    )
     for command in (official, generated, anytime_, sweep):
         command.add_argument(
             "--set",
             action="append",
+            type=flags.setting,
             default=[],
             metavar="[OPTIMIZER:]NAME=VALUE",
             help="an optimizer setting, e.g. period=2.1e8, or portfolio:threads=1 for one optimizer (repeatable)",
         )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    commands = {"official": official, "beam": beam, "anytime": anytime_, "generated": generated}
+    commands |= {"ladder": ladder, "sweep": sweep}
+    flags.check(commands.get(args.what, parser), checks(args))
+    return args
+
+
+def checks(args: argparse.Namespace) -> dict[str, Callable[[], object]]:
+    """What a command's flags describe, built once by the project's own checks: {the flags: a call},
+    the boards first, then each optimiser with its settings."""
+    out: dict[str, Callable[[], object]] = {}
+    if args.what == "generated":
+        frame, inner = args.colours or (None, None)
+        out["--size, --cols, --colours"] = lambda: Eternity2Like(
+            args.size, args.cols or args.size, frame, inner, instance_seed=args.seed_from
+        )
+    if args.what == "sweep":
+        for n, colours in args.boards:
+            out[f"--boards {n},{colours}"] = partial(puzzle_for, n, colours, 0)
+    if args.what == "beam":
+        out["--width, --max-width, --order"] = lambda: Beam(
+            width=args.width, max_width=args.max_width, order=args.order
+        )
+    if args.what == "ladder":
+        out["--set"] = lambda: Breaks(**_settings(args.set))
+        out["--baseline-set"] = lambda: Breaks(**_settings(args.baseline_set))
+    named = {"official": "method", "anytime": "methods", "generated": "optimizers", "sweep": "optimizers"}
+    if args.what in named:
+        chains = getattr(args, "chains", 1)
+        sets = f" --set {' --set '.join(args.set)}" if args.set else ""
+        for name in getattr(args, named[args.what]).split(","):
+            settings = args.set if args.what == "official" else settings_for(name, args.set)
+            out[f"--{named[args.what]} {name}{sets}"] = partial(optimizer_named, name, chains, settings)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     if args.what == "speed":
         bench_speed(args.repeats)
     elif args.what == "official":
@@ -501,4 +579,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

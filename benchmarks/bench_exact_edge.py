@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,11 +27,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchmarks import flags
 from benchmarks import perfect_search_before as before_search
 from benchmarks.row_scan import first_board
 from benchmarks.timing import Timing, compare, report
 from puzzles.edge_matching import EdgeMatching
-from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
+from puzzles.edge_matching.eternity2 import HARDEST_COLOURS, Eternity2, Eternity2Like
 from puzzles.edge_matching.seed_sweep import puzzle_for
 from puzzles.edge_matching.solvers.perfect_search import Board, estimate_orders, search
 from puzzles.edge_matching.solvers.perfect_search.probe import PROBES
@@ -203,6 +203,9 @@ def order(args) -> None:
     )
 
 
+SIDES = ("split", "auto", "portfolio")  # hardest's sides, in its table's order
+
+
 def hardest(args) -> None:
     """Generated hardest 8 x 8 boards (3 frame + 8 inner colours), the first perfect board of each: one
     tree in the default order split over the threads (before issue 34), the order chosen by estimate
@@ -228,11 +231,7 @@ def hardest(args) -> None:
         ),
     }
     wanted = args.sides.split(",")
-    keys = ("split", "auto", "portfolio")
-    unknown = set(wanted) - set(keys)
-    if unknown:
-        raise SystemExit(f"--sides: unknown {', '.join(sorted(unknown))}; choose from {', '.join(keys)}")
-    sides = {name: run for (name, run), key in zip(every.items(), keys, strict=True) if key in wanted}
+    sides = {name: run for (name, run), key in zip(every.items(), SIDES, strict=True) if key in wanted}
     tally: dict[str, list[float]] = {name: [] for name in sides}
     for s in range(args.instances):
         p = Eternity2Like(n=8, instance_seed=s)
@@ -386,7 +385,12 @@ def hedge(args) -> None:
         )
 
 
-PREVIOUS = "9782dab"  # the count code before issue 47 (the walk that turned once per dead end)
+# The census's baseline: the app before issue 47 counted pieces placed, commit 9941140 (the parent of
+# b841f29), fixed by its hash (main's history is never rewritten; a tag would not reach every clone). The
+# census was first run beside a commit that is gone (squashed into b841f29; its code cannot be
+# compared), whose app counted the 6 x 6 boards of benchmarks/log/bench_exact_edge.md#run-20261128-074919
+# with the same counts and nodes as 9941140's app does.
+PREVIOUS = "9941140"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -401,7 +405,7 @@ def census(args) -> None:
         sides = {f"previous ({args.previous})": _worktree(args.previous), **sides}
     for side in sides.values():  # compiles each side's kernels into its numba cache, untimed
         _app_exact(side, 5, 0, args)
-    for n in map(int, args.sizes.split(",")):
+    for n in args.sizes:
         for s in range(args.instances):
             rows: dict[str, list[dict]] = {name: [] for name in sides}
             for _ in range(args.repeats):
@@ -433,13 +437,13 @@ def _worktree(rev: str) -> Path:
     cache too)."""
     found = subprocess.run(["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=ROOT,
                            capture_output=True, text=True)  # fmt: skip
-    if found.returncode != 0:
-        raise SystemExit(f"--previous {rev}: no such commit in this clone (a shallow clone? fetch it)")
-    commit = found.stdout.strip()
+    commit = found.stdout.strip()  # the parser checked --previous names a commit
     folder = Path(tempfile.gettempdir()) / f"puzzlelab-{commit[:12]}"
     if not folder.exists():
-        subprocess.run(["git", "worktree", "add", "--detach", str(folder), commit], cwd=ROOT, check=True,
-                       capture_output=True)  # fmt: skip
+        made = subprocess.run(["git", "worktree", "add", "--detach", str(folder), commit], cwd=ROOT,
+                              capture_output=True, text=True)  # fmt: skip
+        if made.returncode != 0:
+            flags.refuse(f"--previous {rev}: cannot check it out in {folder}: {made.stderr.strip()}")
     return folder
 
 
@@ -447,22 +451,20 @@ def _app_exact(checkout: Path, n: int, seed: int, args) -> dict:
     """One `task=exact` run of the app in `checkout` on the generated n x n board: its exact.parquet
     row, with the task's seconds."""
     with tempfile.TemporaryDirectory() as run_dir:
-        command = [
-            sys.executable, "-m", "experiments.run", "puzzle=eternity2_like", f"puzzle.n={n}",
+        flags.run_app([
+            "puzzle=eternity2_like", f"puzzle.n={n}",
             f"puzzle.instance_seed={seed}", "task=exact", f"task.threads={args.threads}", "progress=false",
             f"hydra.run.dir={run_dir}", *([f"task.limit={args.limit}"] if args.limit else []),
             *([f"task.seconds={args.seconds}"] if args.seconds else []),
-        ]  # fmt: skip
-        done = subprocess.run(command, cwd=checkout, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise SystemExit(f"{checkout}: {' '.join(command[1:])} failed: {done.stderr.strip()[-500:]}")
+        ], cwd=checkout)  # fmt: skip
         row = pd.read_parquet(Path(run_dir) / "exact.parquet").iloc[0].to_dict()
         row["seconds"] = float(pd.read_parquet(Path(run_dir) / "run.parquet").iloc[0]["seconds"])
         return row
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_exact_edge", __doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name, fn in (
         ("speed", speed),
@@ -476,29 +478,43 @@ def main() -> None:
     ):
         p = sub.add_parser(name, help=fn.__doc__.splitlines()[0])
         p.set_defaults(fn=fn)
-        p.add_argument("--nodes", type=int, default=200_000_000, help="node cap per search (speed, tree)")
-        p.add_argument("--repeats", type=int, default=3)
-        p.add_argument("--instances", type=int, default={"hardest": 10, "census": 1, "hedge": 8}.get(name, 5))
-        p.add_argument("--seconds", type=float, default=None if name == "census" else 600.0)
-        p.add_argument("--threads", type=int, default=2)
+        p.add_argument(
+            "--nodes", type=flags.count, default=200_000_000, help="node cap per search (speed, tree)"
+        )
+        p.add_argument("--repeats", type=flags.count, default=3)
+        instances = {"hardest": 10, "census": 1, "hedge": 8}.get(name, 5)
+        p.add_argument("--instances", type=flags.count, default=instances)
+        p.add_argument("--seconds", type=flags.seconds, default=None if name == "census" else 600.0)
+        p.add_argument("--threads", type=flags.threads, default=2)
         if name == "hardest":
             p.add_argument(
                 "--sides",
-                default="split,auto,portfolio",
+                type=flags.names(SIDES, "sides"),
+                default=",".join(SIDES),
                 help="comma-separated: split (one tree, order short), auto (one tree, order estimated), "
                 "portfolio (two orders raced, then one split: the app)",
             )
         if name == "census":
-            p.add_argument("--sizes", default="6,7", help="comma-separated board sizes n (n x n)")
-            p.add_argument("--limit", type=int, default=None, help="1: the first board, not a census")
+            p.add_argument(
+                "--sizes",
+                type=flags.wholes(among=HARDEST_COLOURS),
+                default="6,7",
+                help="comma-separated board sizes n (n x n), sizes with the hardest colour counts known",
+            )
+            p.add_argument("--limit", type=flags.count, default=None, help="1: the first board, not a census")
             p.add_argument(
                 "--previous",
+                type=flags.commit,
                 default=PREVIOUS,
-                help="the commit whose app is the baseline (none: no baseline)",
+                help=f"the commit whose app is the baseline (default {PREVIOUS}; none: no baseline)",
             )
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     args.fn(args)
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

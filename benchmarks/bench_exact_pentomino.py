@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 from benchmarks import exact_cover_package as package
+from benchmarks import flags
 from benchmarks.timing import compare, report
 from heuristics.exact_cover import ExactCover
 from puzzles.rectangles import KNUTH, rectangle
@@ -26,12 +27,17 @@ def same(ours: list[list[int]], theirs: set[tuple[int, ...]]) -> bool:
     return {tuple(sorted(s)) for s in ours} == {tuple(sorted(s)) for s in theirs}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_exact_pentomino", __doc__.splitlines()[0])
     parser.add_argument("--board", default="6x10", choices=list(KNUTH))
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=flags.count, default=5)
     parser.add_argument("--skip-enumeration", action="store_true", help="time counting only")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     model = rectangle(args.board).cover()
     engine = ExactCover.from_model(model)
     plain = ExactCover.from_masks(model.masks, model.n_items, model.primary, "first")
@@ -72,4 +78,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

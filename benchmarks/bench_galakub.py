@@ -16,6 +16,7 @@ import argparse
 import numpy as np
 
 from benchmarks import exact_cover_package as package
+from benchmarks import flags
 from benchmarks.timing import compare, context, report
 from heuristics.exact_cover import ExactCover
 from puzzles.galakub import Galakub
@@ -34,10 +35,15 @@ def whole_answer() -> int:
     return len(fillings(Galakub()))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_galakub", __doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=flags.count, default=5)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     cube = Galakub()
     cover = cube.model({})
     ours, matrix = ExactCover.from_model(cover), package.matrix(cover)
@@ -74,4 +80,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

@@ -13,39 +13,43 @@ thread a board), so one run is the figure; `--repeats` runs it again into fresh 
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pandas as pd
 
+from benchmarks import flags
 from benchmarks.timing import Timing, line  # importing it logs this run (benchmarks/log/)
+from puzzles.edge_matching.eternity2 import HARDEST_COLOURS
 
-ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = {8: 20 * 60}
 
 
 def study(n: int, smoke: bool) -> tuple[float, pd.DataFrame]:
     """One whole study in a fresh process: (wall seconds, its summary table)."""
     with tempfile.TemporaryDirectory() as out:
-        args = [sys.executable, "-m", "experiments.run", "+experiment=hardness_peak", f"puzzle.n={n}"]
+        args = ["+experiment=hardness_peak", f"puzzle.n={n}"]
         args += ["smoke=on"] * smoke + [f"hydra.sweep.dir={out}"]
         start = time.perf_counter()
-        proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True)
+        flags.run_app(args)
         seconds = time.perf_counter() - start
-        if proc.returncode != 0:
-            sys.exit(f"the study failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
         return seconds, pd.read_csv(Path(out) / "hardness_peak_summary.csv")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=8)
-    parser.add_argument("--repeats", type=int, default=1)
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_hardness", __doc__.splitlines()[0])
+    parser.add_argument(
+        "--n", type=int, choices=sorted(HARDEST_COLOURS), default=8, help="the board size (n x n)"
+    )
+    parser.add_argument("--repeats", type=flags.count, default=1)
     parser.add_argument("--smoke", action="store_true", help="the smoke study (a check of this script)")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     runs = [study(args.n, args.smoke) for _ in range(args.repeats)]
     seconds = [s for s, _ in runs]
     summary = runs[0][1]
@@ -73,4 +77,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

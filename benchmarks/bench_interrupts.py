@@ -16,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import flags
 from benchmarks.timing import Timing, report
 from tests.test_interrupts import CELLS, NO_TIME, interrupt, load_kernels, started
 
@@ -44,12 +45,24 @@ def latency(settings: list[str], timed: bool, wait: float) -> float:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--cells", default=",".join(CELLS), help="comma-separated cell names")
-    parser.add_argument("--wait", type=float, default=8.0, help="seconds from the start to the signal")
-    args = parser.parse_args()
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_interrupts", __doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=flags.count, default=3)
+    parser.add_argument(
+        "--cells",
+        type=flags.names(CELLS, "cells"),
+        default=",".join(CELLS),
+        help="comma-separated cell names",
+    )
+    parser.add_argument(
+        "--wait", type=flags.seconds, default=8.0, help="seconds from the start to the signal"
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     cells = [c.strip() for c in args.cells.split(",")]
     for cell in cells:  # kernels compiled or loaded outside the clock
         load_kernels(CELLS[cell][0])
@@ -69,4 +82,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

@@ -12,23 +12,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks import flags
 from benchmarks.timing import compare, report
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def sweep(launcher: str, seeds: int, evaluations: int) -> int:
     """Run one whole sweep in a fresh process; the number of runs it wrote."""
     with tempfile.TemporaryDirectory() as out:
         args = [
-            sys.executable,
-            "-m",
-            "experiments.run",
             "-m",
             f"hydra/launcher={launcher}",
             "optimizer=ga,sa,two_opt",
@@ -38,16 +32,21 @@ def sweep(launcher: str, seeds: int, evaluations: int) -> int:
             "puzzle=pentomino_free",
             f"hydra.sweep.dir={out}",
         ]
-        subprocess.run(args, cwd=ROOT, check=True, capture_output=True)
+        flags.run_app(args)
         return len(list(Path(out).rglob("run.parquet")))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--evaluations", type=int, default=50_000)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_launchers", __doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=flags.count, default=10)
+    parser.add_argument("--evaluations", type=flags.count, default=50_000)
+    parser.add_argument("--repeats", type=flags.count, default=5)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     print(
         f"{os.cpu_count()} cores; a sweep is {3 * args.seeds} runs of {args.evaluations:,} evaluations each"
     )
@@ -64,4 +63,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

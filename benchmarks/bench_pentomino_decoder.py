@@ -11,6 +11,7 @@ import argparse
 
 import numpy as np
 
+from benchmarks import flags
 from benchmarks.timing import compare, report, score_all
 from puzzles.pentomino import PentominoStrip
 from tests.seed_pentomino import bl_score, seed_pieces
@@ -18,17 +19,24 @@ from tests.seed_pentomino import bl_score, seed_pieces
 SEED, OURS, FREE = "seed decoder (numpy)", "project decoder (numba)", "project decoder, free orientations"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--genomes", type=int, default=2000, help="genomes scored per repeat, by each side")
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_pentomino_decoder", __doc__.splitlines()[0])
+    parser.add_argument(
+        "--genomes", type=flags.count, default=2000, help="genomes scored per repeat, by each side"
+    )
     parser.add_argument(
         "--passes",
-        type=int,
+        type=flags.count,
         default=50,
         help="passes over the genomes per repeat by the compiled sides (the baseline makes one)",
     )
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--repeats", type=flags.count, default=5)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     puzzle, free = PentominoStrip(), PentominoStrip(orientations="free")
     pieces = seed_pieces(puzzle.pieces)
     genomes = [np.random.default_rng(s).permutation(12) for s in range(args.genomes)]
@@ -61,4 +69,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

@@ -16,6 +16,7 @@ import statistics
 
 from joblib import Parallel, delayed
 
+from benchmarks import flags
 from benchmarks.timing import compare, report
 from core.space import Budget
 from heuristics.ga import GA
@@ -41,14 +42,29 @@ def batch(parallel: Parallel, name: str, seeds: int, budget: int) -> list[tuple[
     return parallel(delayed(one_run)(name, seed, budget) for seed in range(seeds))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=30, help="seeds per optimiser for the success rates")
-    parser.add_argument("--timed-seeds", type=int, default=4, help="seeds per optimiser in each timed repeat")
-    parser.add_argument("--budget", type=int, default=100_000)
-    parser.add_argument("--jobs", type=int, default=-1)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_pentomino_free", __doc__.splitlines()[0])
+    parser.add_argument(
+        "--seeds", type=flags.count, default=30, help="seeds per optimiser for the success rates"
+    )
+    parser.add_argument(
+        "--timed-seeds", type=flags.count, default=4, help="seeds per optimiser in each timed repeat"
+    )
+    parser.add_argument("--budget", type=flags.count, default=100_000)
+    parser.add_argument("--jobs", type=flags.jobs, default=-1)
+    parser.add_argument("--repeats", type=flags.count, default=5)
+    args = parser.parse_args(argv)
+    if args.timed_seeds > args.seeds:
+        parser.error(
+            f"--timed-seeds {args.timed_seeds} is more than --seeds {args.seeds}: the timed runs repeat the "
+            "first seeds' runs; give at most --seeds"
+        )
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     with Parallel(n_jobs=args.jobs) as parallel:
         parallel(
             delayed(one_run)(name, s, 100) for name in OPTIMIZERS for s in range(8)
@@ -80,4 +96,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

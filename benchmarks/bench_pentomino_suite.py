@@ -24,6 +24,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from numba import njit
 
+from benchmarks import flags
 from benchmarks.timing import compare, report
 from core.rng import make_rng, uniform
 from core.space import Budget
@@ -182,16 +183,23 @@ def success(parallel: Parallel, name: str, width: int, seeds: int, evaluations: 
 TARGETS = {6: "target >= 27/30", 5: "target >= 20/30", 4: "target >= 10/30", 3: "report"}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=1_000_000, help="moves of the walk in (1)")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--seeds", type=int, default=30, help="sa_repack runs per width in (2)")
-    parser.add_argument("--baseline-seeds", type=int, default=30, help="GA and 2-opt runs on 6x10 in (2)")
-    parser.add_argument("--evaluations", type=int, default=1_000_000)
-    parser.add_argument("--jobs", type=int, default=2)
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_pentomino_suite", __doc__.splitlines()[0])
+    parser.add_argument("--moves", type=flags.count, default=1_000_000, help="moves of the walk in (1)")
+    parser.add_argument("--repeats", type=flags.count, default=5)
+    parser.add_argument("--seeds", type=flags.count, default=30, help="sa_repack runs per width in (2)")
+    parser.add_argument(
+        "--baseline-seeds", type=flags.whole(0), default=30, help="GA and 2-opt runs on 6x10 in (2)"
+    )
+    parser.add_argument("--evaluations", type=flags.count, default=1_000_000)
+    parser.add_argument("--jobs", type=flags.jobs, default=2)
     parser.add_argument("--skip", choices=["moves", "success"], help="leave one part out")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     if args.skip != "moves":
         move_speed(args.moves, args.repeats)
     if args.skip == "success":
@@ -207,4 +215,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

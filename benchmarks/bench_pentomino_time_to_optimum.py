@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from benchmarks import flags
 from benchmarks.timing import compare, report
 from core.space import Budget, Result
 from heuristics.ga import GA
@@ -52,15 +53,20 @@ def summary(results: list[Result], target: float) -> str:
     return f"reached {target:g} in {len(hits)}/{len(results)}, median {median} evaluations"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=30, help="seeds for the GA's success rate")
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_pentomino_time_to_optimum", __doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=flags.count, default=30, help="seeds for the GA's success rate")
     parser.add_argument(
-        "--timed-seeds", type=int, default=5, help="seeds run by every side in each timed repeat"
+        "--timed-seeds", type=flags.count, default=5, help="seeds run by every side in each timed repeat"
     )
-    parser.add_argument("--budget", type=int, default=100_000)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--budget", type=flags.count, default=100_000)
+    parser.add_argument("--repeats", type=flags.count, default=5)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     puzzle = PentominoStrip()
     budget = Budget(evaluations=args.budget, target=12)
     puzzle.fitness(puzzle.space.identity())  # compile outside the clock
@@ -91,4 +97,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

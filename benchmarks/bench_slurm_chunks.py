@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 
+from benchmarks import flags
 from benchmarks.timing import compare, report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,11 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def sweep(runs: int, runs_per_job: int, partition: str) -> tuple[int, float]:
     """One whole sweep in a fresh process; the runs it recorded and the sum of their scores."""
+    (ROOT / "results").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(dir=ROOT / "results") as out:
         args = [
-            sys.executable,
-            "-m",
-            "experiments.run",
             "-m",
             "puzzle=pentomino",
             "optimizer=sa",
@@ -45,18 +42,23 @@ def sweep(runs: int, runs_per_job: int, partition: str) -> tuple[int, float]:
             "~hydra.callbacks.report",
             f"hydra.sweep.dir={out}",
         ]
-        subprocess.run(args, cwd=ROOT, check=True, capture_output=True)
+        flags.run_app(args)
         rows = [pd.read_parquet(p) for p in Path(out).rglob("run.parquet")]
         return len(rows), float(sum(r["best"].iloc[0] for r in rows))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--runs-per-job", type=int, default=50)
-    parser.add_argument("--repeats", type=int, default=3)
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, each checked before anything runs (benchmarks/flags.py)."""
+    parser = flags.Parser("bench_slurm_chunks", __doc__.splitlines()[0])
+    parser.add_argument("--runs", type=flags.count, default=1000)
+    parser.add_argument("--runs-per-job", type=flags.count, default=50)
+    parser.add_argument("--repeats", type=flags.count, default=3)
     parser.add_argument("--partition", default="debug")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     jobs = -(-args.runs // args.runs_per_job)
     print(f"{os.cpu_count()} CPUs in the cluster; {args.runs} runs: {args.runs} jobs against {jobs} jobs")
     chunked = f"{args.runs_per_job} runs per job"
@@ -76,4 +78,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    flags.run(main)

@@ -30,17 +30,18 @@ from benchmarks.timing import compare, context, report
 from puzzles.edge_matching.eternity2 import Eternity2
 from puzzles.edge_matching.solvers import breaks_walk as after
 from puzzles.edge_matching.solvers.breaks import Breaks, RestartOutcome
-from puzzles.edge_matching.solvers.breaks_tables import Tables
+from puzzles.edge_matching.solvers.breaks_tables import Tables, no_parity
 
 QUOTA_SEED0 = [1, 15, 17]  # the triple the probes choose on the official set for seed 0 (30 s run)
 EII_PER_HOUR = {463: 2040, 464: 115, 465: 6.9, 466: 0.32}  # Verhaard's eii, 82 days on one 2009 PC
 DEPTH_BINS = (0, 160, 192, 224, 240, 248, 256, 257)
 
 
-def restart(walk, tables: Tables, cap: int, seed: int, quota=(), abandon=(0, 0), fewer=1 << 30):
+def restart(walk, tables: Tables, cap: int, seed: int, quota=(), abandon=(0, 0), fewer=1 << 30, parity=False):
     """One restart on `walk` (this walk or the one before it): its five returned figures (placements,
     best, deepest, its breaks, exhausted) and its three output arrays (placements by depth, best
-    board, deepest partial), as both walks give them."""
+    board, deepest partial), as both walks give them. The walk before had no parity cut: this walk's is
+    off unless `parity`, so that both walk one tree."""
     outs = (
         np.zeros(tables.cells_count, np.int64),
         np.full(tables.cells_count, -1, np.int64),
@@ -50,7 +51,8 @@ def restart(walk, tables: Tables, cap: int, seed: int, quota=(), abandon=(0, 0),
     if walk is after:  # the ladder's settings off, its outputs empty
         caps, outs = (*caps, False, -1), (*outs, np.zeros(1, np.int64), np.zeros((0, 1), np.int64))
     tables_ = (tables.geometry, tables.lists, tables.allow, tables.board0)
-    result = walk._restart(tables_, tables.quota(quota), caps, seed, np.zeros(1, np.int64), outs)
+    extra = (tables.parity if parity else no_parity(len(tables.parity[0])),) if walk is after else ()
+    result = walk._restart(tables_, tables.quota(quota), caps, seed, np.zeros(1, np.int64), outs, *extra)
     return tuple(int(x) for x in result[:5]), outs[:3]
 
 

@@ -13,9 +13,11 @@ from a benchmark run as the main program starts a `RunLog`, which copies what th
 the run ends, appends one entry to `benchmarks/log/bench_<name>.md`: an id to cite (`run-<UTC date and
 time>`, the heading's anchor), the command line, the date, the machine (CPU model, cores, load
 average before, during and after), the commit and whether the tree was dirty, the Python and library
-versions, and the printed figures. `BENCH_LOG_DIR` chooses another directory (`off`: no log);
-`BENCH_NOTE` adds a line to the entry (e.g. how a run was shortened). Tests never write the committed
-log: under pytest a RunLog refuses the default directory.
+versions, and the printed figures. A run that fails (an uncaught exception, Ctrl-C) or is refused (a
+bad flag, a non-zero exit: benchmarks/flags.py) writes no entry: a log entry is a run that finished.
+`BENCH_LOG_DIR` chooses another directory (`off`: no log); `BENCH_NOTE` adds a line to the entry (e.g.
+how a run was shortened). Tests never write the committed log: under pytest a RunLog refuses the
+default directory.
 """
 
 from __future__ import annotations
@@ -263,7 +265,8 @@ class _Tee(io.TextIOBase):
 
 class RunLog:
     """One run's log entry: `start()` notes the machine and copies stdout from then on, `finish()` appends
-    the entry (the machine again, and what was printed) to `<directory>/<benchmark>.md` and returns its id."""
+    the entry (the machine again, and what was printed) to `<directory>/<benchmark>.md` and returns its id,
+    unless `fail()` said the run failed or was refused."""
 
     def __init__(self, benchmark: str, directory: Path, command: str | None = None, note: str | None = None):
         if "pytest" in sys.modules and Path(directory).resolve() == LOG_DIR.resolve():
@@ -288,12 +291,17 @@ class RunLog:
         threading.Thread(target=self._sample, daemon=True).start()
         return self
 
+    def fail(self, why: str) -> None:
+        """The run failed or was refused (`why`): `finish()` writes no entry."""
+        self.failure = self.failure or why
+
     def _sample(self) -> None:
         while not self._stop.wait(SAMPLE_SECONDS):
             self.peak = max(self.peak, _load()[0])
 
     def finish(self) -> str | None:
-        """Append the entry and return its id (None if the run printed nothing: --help, a usage error)."""
+        """Append the entry and return its id (None, and no entry, if the run failed or was refused, or
+        printed nothing: --help)."""
         self._stop.set()
         if self._tee is None:
             return None
@@ -301,7 +309,7 @@ class RunLog:
         if sys.stdout is tee:
             sys.stdout = tee.stream
         printed = tee.copy.getvalue().rstrip()
-        if not printed and not self.failure:
+        if not printed or self.failure:
             return None
         wall = time.perf_counter() - self.clock
         now = os.times()
@@ -322,7 +330,7 @@ class RunLog:
             "",
             f"- command: `{self.command}`",
             f"- date: {self.began:%Y-%m-%d %H:%M:%S} UTC; {wall:,.1f} s wall, {cpu:,.1f} s CPU "
-            f"(process and children); {self.failure or 'finished'}",
+            "(process and children); finished",
             f"- machine: {self.machine}; load average (1, 5, 15 min) before {loads(self.load_before)}, "
             f"after {loads(after)}, 1-min peak during the run {self.peak:.2f}",
             f"- code: {self.code}",
@@ -330,7 +338,7 @@ class RunLog:
         ]
         if self.note:
             rows.append(f"- note: {self.note}")
-        rows += ["", "```text", printed, "```", ""] if printed else ["", "(nothing printed)", ""]
+        rows += ["", "```text", printed, "```", ""]
         path.write_text(old.rstrip("\n") + "\n\n" + "\n".join(rows))
         print(f"logged: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}#{run_id}", flush=True)
         return run_id
@@ -364,7 +372,7 @@ def _log_this_run() -> RunLog | None:
     hook = sys.excepthook
 
     def failed(kind, error, trace):
-        run.failure = f"FAILED: {kind.__name__}: {error}".replace("\n", " ")
+        run.fail(f"{kind.__name__}: {error}")
         hook(kind, error, trace)
 
     sys.excepthook = failed
