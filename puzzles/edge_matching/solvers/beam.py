@@ -397,7 +397,9 @@ def beam_within(
     prepared: Prepared, width: int, seed: int, max_width: int | None, seconds: float, started: float
 ) -> tuple[BeamRun, int, str]:
     """The best board beams find by `started + seconds` (perf_counter): (run, work of every beam, stop
-    reason: "finished" when the configured beam finished, then its board, else "seconds").
+    reason: "finished" when the configured beam finished, else "seconds"). The board is the best of
+    every beam finished, the configured one's only when no narrower beam did better (each beam's board
+    is shown on the live line, and the record keeps at least that).
 
     Why a schedule rather than one beam: a beam yields no board until its last cell, so one too wide
     for the time yields nothing. Beams widen (width and max_width in proportion) from one board,
@@ -425,9 +427,9 @@ def beam_within(
             progress.report(run.work, run.unmatched if run.finished else None, "candidate")
             if not run.finished:
                 break
-            if w == width:
-                return run, work, "finished"
             finished.append((w, run))
+            if w == width:  # a narrower beam may have found the better board: keep the best
+                return best_of(finished), work, "finished"
             if len(finished) == 1:
                 overhead = took
             else:
@@ -441,8 +443,12 @@ def beam_within(
             if low == w:
                 break
             w = low
-    best = min(finished, key=lambda pair: (pair[1].unmatched, -pair[0]))[1]
-    return best, work, "seconds"
+    return best_of(finished), work, "seconds"
+
+
+def best_of(finished: list[tuple[int, BeamRun]]) -> BeamRun:
+    """The fewest unmatched joins of the beams finished, the widest among equals."""
+    return min(finished, key=lambda pair: (pair[1].unmatched, -pair[0]))[1]
 
 
 def beam_unlimited(
