@@ -79,3 +79,30 @@ def test_the_ladder_counts_every_perfect_board_the_perfect_search_counts(n, fram
     for board in run.kept:
         puzzle.check(layout := puzzle.layout(board // 4, board % 4))
         assert puzzle.score_layout(layout)["unmatched_edges"] == 0
+
+
+@pytest.mark.parametrize(
+    "n, frame, inner, seed, schedule",
+    [
+        (4, 2, 3, 0, [6, 9, 12]),
+        pytest.param(5, 2, 5, 1, [12, 16, 19, 22], marks=pytest.mark.slow),
+        pytest.param(5, 3, 5, 2, [10, 14, 18, 21, 23], marks=pytest.mark.slow),
+    ],
+)
+def test_parity_cuts_only_branches_with_no_board_within_the_schedule(n, frame, inner, seed, schedule):
+    """The whole tree walked with parity and without: the same complete boards at every score within
+    the schedule (each board counted, the first KEEP_BOARDS kept alike), in fewer placements: every
+    branch parity cut held no board the schedule allows."""
+    puzzle = Eternity2Like(n=n, frame_colours=frame, inner_colours=inner, instance_seed=seed)
+    runs = [
+        Tables(puzzle, "rows", None, schedule, parity=parity).restart(
+            10**10, seed, np.zeros(1, np.int64), ladder=(len(schedule) + 1, len(schedule))
+        )
+        for parity in (False, True)
+    ]
+    off, on = runs
+    assert off.exhausted and on.exhausted and off.found[len(schedule) - 1 :].sum() > 0
+    assert (on.found == off.found).all()
+    assert {b.tobytes() for b in on.kept} == {b.tobytes() for b in off.kept}
+    assert on.nodes < off.nodes
+    assert off.found[1] == 0  # one break leaves two colours odd: never a complete board

@@ -182,6 +182,8 @@ class Breaks(BoardBuilder):
             only for boards better than the best so far. null: off.
         rim_breaks: may a join between two frame pieces (a frame colour) break too? By default
             only inner colours' joins do.
+        parity: refuse a break that leaves more colours odd than the breaks still allowed can pair
+            (breaks_walk `_odd_colours`): such a partial board has no completion within the schedule.
 
     Its work counts placements (nodes).
     """
@@ -205,6 +207,7 @@ class Breaks(BoardBuilder):
         abandon_depth: int | None = None,
         ladder: int | None = None,
         rim_breaks: bool = False,
+        parity: bool = True,
     ):
         if order not in ORDERS:
             raise InputError(f"optimizer.order must be one of {', '.join(ORDERS)}, got {order!r}")
@@ -229,6 +232,9 @@ class Breaks(BoardBuilder):
         if not isinstance(rim_breaks, bool):
             raise InputError(f"optimizer.rim_breaks must be true or false, got {rim_breaks!r}")
         self.rim_breaks = rim_breaks
+        if not isinstance(parity, bool):
+            raise InputError(f"optimizer.parity must be true or false, got {parity!r}")
+        self.parity = parity
         self.name = "breaks"
 
     def seeded(self, seed: int) -> Breaks:
@@ -246,6 +252,7 @@ class Breaks(BoardBuilder):
             self.abandon_depth,
             self.ladder,
             self.rim_breaks,
+            self.parity,
         )
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
@@ -297,7 +304,7 @@ class Breaks(BoardBuilder):
         """The best complete board of the restarts within `seconds` (or the node budget), checked."""
         started = time.perf_counter()
         puzzle = self._require(puzzle)
-        tables = Tables(puzzle, self.order, self.tail, self.schedule, self.rim_breaks)
+        tables = Tables(puzzle, self.order, self.tail, self.schedule, self.rim_breaks, self.parity)
         check_quota_colours(self.quota or [], tables.frame_colours, tables.inner_colours)
         if seconds is not None:
             warm_up()

@@ -93,6 +93,7 @@ class Tables:
         tail: int | None,
         schedule: list[int] | None,
         rim_breaks: bool = False,
+        parity: bool = True,
     ):
         table = np.ascontiguousarray(puzzle.table, dtype=np.int64)
         n, m = puzzle.n, puzzle.m
@@ -130,6 +131,7 @@ class Tables:
         self.frame_colours = sorted(set(col[beside & ~grey].tolist()))
         self.inner_colours = sorted(set(col[~grey].tolist()) - set(self.frame_colours))
         self.board0, self.table = board0, table
+        self.parity = odd_colours(table, board0, neighbours(n, m), radix) if parity else no_parity(radix)
 
     def finish(self, partial: np.ndarray, width: int, seed: int) -> tuple[np.ndarray, int] | None:
         """(board, unmatched joins) of a beam of `width` over the empty cells of `partial` (its
@@ -193,7 +195,7 @@ class Tables:
         )
         outs = (hist, best_board, deep_board, found, kept)
         nodes, best, deep, deep_brk, exhausted, n_kept = _restart(
-            tables, self.quota(quota), caps, seed, stop, outs
+            tables, self.quota(quota), caps, seed, stop, outs, self.parity
         )
         return RestartRun(
             best_board if best < (1 << 30) else None,
@@ -225,6 +227,28 @@ class RestartRun:
     deep_board: np.ndarray
     found: np.ndarray  # on the ladder: complete boards per unmatched joins
     kept: np.ndarray  # on the ladder: the boards kept, one per row
+
+
+def odd_colours(table: np.ndarray, board0: np.ndarray, nb: np.ndarray, radix: int) -> tuple:
+    """(bits, odd): a bit per colour (none for grey, nor past 62: a colour without one is not
+    counted, which only weakens the cut) and the colours the broken joins of a complete board must
+    hold an odd number of times: those the pieces hold an odd number of times, turned by the breaks
+    between pre-placed pieces (the walk counts only its own). See breaks_walk `_odd_colours`."""
+    bits = np.array([0 if c == 0 or c > 62 else 1 << c for c in range(radix)], np.int64)
+    odd = np.bitwise_xor.reduce(bits[table[:, 0].ravel()]) if table.size else np.int64(0)
+    col = table.reshape(-1, 4)
+    for x in np.flatnonzero(board0 >= 0):
+        for side in (1, 2):  # top and right: each join between two pre-placed pieces once
+            y = nb[x, side]
+            a = col[board0[x], side]
+            if y >= 0 and board0[y] >= 0 and a != col[board0[y], (side + 2) % 4]:
+                odd ^= bits[a] ^ bits[col[board0[y], (side + 2) % 4]]
+    return bits, np.int64(odd)
+
+
+def no_parity(radix: int) -> tuple:
+    """Parity off: no colour has a bit, so no break is ever refused by it."""
+    return np.zeros(radix, np.int64), np.int64(0)
 
 
 def _check_kinds(patterns, orient_pat, cell_pat, piece_of, free, open_cells) -> None:

@@ -134,9 +134,10 @@ def _sentinel_lists(entries, piece_of, kstart, kmid, kend):
 
 
 @numba.njit(cache=True, nogil=True)
-def _restart(tables, quota, caps, seed, stop, outs):
+def _restart(tables, quota, caps, seed, stop, outs, parity):
     """One restart of the depth-first search; (nodes, best unmatched, deepest depth, its breaks,
-    exhausted). tables = (geometry, lists, allow, board0) (`Tables`); outs = (hist, out_best,
+    exhausted). tables = (geometry, lists, allow, board0) (`Tables`); parity = (bits, odd0)
+    (`Tables.parity`: a colour's bit, the colours odd before the walk); outs = (hist, out_best,
     out_deep): hist[d] counts the placements at depth d, out_best gets the best complete board found
     (complete or completed greedily), out_deep the deepest partial.
 
@@ -150,7 +151,11 @@ def _restart(tables, quota, caps, seed, stop, outs):
     (the run's best so far); with `hold` (caps[4], the ladder) every complete board of fewer counts,
     not only a better one, in found[unmatched] (outs[3]), and those of at most keep unmatched joins
     (caps[5]) are copied to the rows of outs[4] while it has rows; the last returned figure is how
-    many were."""
+    many were.
+
+    Parity: a break is refused when the colours left odd by the breaks so far (`odd`, one bit a
+    colour, kept per break count along the path) outnumber twice the breaks the board may still have
+    (see `_odd_colours`)."""
     geometry, lists, allow, board0 = tables
     cells, left, bottom, pat, fixed, req_top, req_right = geometry[:7]
     col, piece_of, entries0, kstart, kmid, kend, radix = lists[:7]
@@ -173,8 +178,11 @@ def _restart(tables, quota, caps, seed, stop, outs):
     )
     per_depth[:, ALLOW], per_depth[:, NEED] = allow, quota[1][1:]
     per_depth[:, CHECKS] = (req_top >= 0) | (req_right >= 0)
-    per_orient = np.stack((col[:, 2], col[:, 1], quota[0], piece_of)).T.astype(np.int32)
-    lists2 = (packed, start.astype(np.int32), break_start.astype(np.int32), blocked, per_orient)
+    per_orient = np.stack((col[:, 2], col[:, 1], quota[0], piece_of, col[:, 0], col[:, 3])).T.astype(np.int32)
+    bits, odd0 = parity
+    odd = np.zeros(depth + 2, np.int64)  # odd[b]: the colours odd after the path's first b breaks
+    odd[0] = odd0
+    lists2 = (packed, start.astype(np.int32), break_start.astype(np.int32), blocked, per_orient, bits, odd)
     walked = np.zeros((depth + 1, 4), np.int64)  # per depth: list cursor, key, breaks, quota sides
     return _walk(geometry, lists, (per_depth, walked, shown, board, split), lists2, caps, stop, outs)
 
@@ -182,7 +190,42 @@ def _restart(tables, quota, caps, seed, stop, outs):
 ROW = 8
 CELL, KEY_BASE, LEFT, BOTTOM, ALLOW, FIXED, CHECKS, NEED = range(ROW)
 AT, KEY, BREAKS, SIDES = range(4)
-RIGHT, TOP, QUOTA, PIECE = range(4)
+RIGHT, TOP, QUOTA, PIECE, LEFT_SIDE, BOTTOM_SIDE = range(6)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _odd_colours(odd):
+    """How many colours `odd` holds (its bits).
+
+    Why parity: on a complete board each colour's sides number its matched joins twice plus its
+    half-edges on broken joins, so the broken joins hold every colour an even number of times when
+    the pieces hold it an even number of times (the official set: 24, 48 or 50 each). Each break still
+    to come turns the parity of two colours, so a partial board whose breaks leave more colours odd
+    than twice the breaks it may still have has no completion within them. Blackwood's solver and its
+    ports do not check it; on the official set 7 of 8 deep restarts' deepest partials were such."""
+    count = 0
+    while odd:
+        odd &= odd - 1
+        count += 1
+    return count
+
+
+@numba.njit(cache=True, nogil=True)
+def _break_colours(o, i, at_break, row, shown, per_orient, bits, col, req_top, req_right):
+    """The colours a placement turns odd or even (bits): its listed break (the left or bottom join)
+    when `at_break`, and its joins with pre-placed pieces above or to the right that break."""
+    flips = 0
+    if at_break:
+        here, there = per_orient[o, LEFT_SIDE], shown[row[LEFT], 0]
+        if here == there:
+            here, there = per_orient[o, BOTTOM_SIDE], shown[row[BOTTOM], 1]
+        flips ^= bits[here] ^ bits[there]
+    if row[CHECKS]:
+        if req_top[i] >= 0 and col[o, 1] != req_top[i]:
+            flips ^= bits[col[o, 1]] ^ bits[req_top[i]]
+        if req_right[i] >= 0 and col[o, 2] != req_right[i]:
+            flips ^= bits[col[o, 2]] ^ bits[req_right[i]]
+    return flips
 
 
 @numba.njit(cache=True, nogil=True)
@@ -203,10 +246,11 @@ def _dive(state, lists2, i, fresh, nodes, until, hist, extra):
     """The walk's inner loop from depth i (entered afresh when `fresh`) until an event: (depth, nodes).
     Events: a placement reaching depth until[0] or node count until[1], or depth -1 (the tree is
     walked). until[2]: the breaks a board may not reach (the cap); until[3], until[4]: the radix and
-    the first break-fit entry. Few arrays, in rows: a walk with many spilled its registers."""
+    the first break-fit entry; until[5]: the breaks a complete board may have (parity's allowance).
+    Few arrays, in rows: a walk with many spilled its registers."""
     per_depth, walked, shown, board, _ = state
-    packed, start, break_start, blocked, per_orient = lists2
-    watch, check_at, cap, radix, split = until
+    packed, start, break_start, blocked, per_orient, bits, odd = lists2
+    watch, check_at, cap, radix, split, final = until
     pieces = blocked.shape[0] - 2  # piece `pieces`: the sentinel between exact and break fits
     while True:
         row = per_depth[i]
@@ -248,6 +292,13 @@ def _dive(state, lists2, i, fresh, nodes, until, hist, extra):
                     c += more
                 if base + c > limit:
                     continue
+                if c:  # a break: the colours it leaves odd must still pair up within the allowance
+                    now = odd[base] ^ _break_colours(
+                        o, i, at > split, row, shown, per_orient, bits, extra[0], extra[1], extra[2]
+                    )
+                    if _odd_colours(now) > 2 * (final - base - c):
+                        continue
+                    odd[base + c] = now
                 cell = row[CELL]
                 walked[i + 1, SIDES], walked[i + 1, BREAKS] = (
                     walked[i, SIDES] + per_orient[o, QUOTA],
@@ -288,11 +339,12 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs):
     per_depth, walked, _, board, split = state
     extra = (col, req_top, req_right, top_brk, right_brk)
     nodes, last_complete, cap, depth, n_kept = 0, 0, fewer - 1, cells.shape[0], 0
+    allow_last = per_depth[depth - 1, ALLOW]
     best, deep, deep_brk, deep_seen = 1 << 30, -1, 0, -1
     exhausted, i, fresh = False, 0, True
     check_at = min(node_cap, max(abandon_nodes, 1), STOP_EVERY)
     while True:
-        until = (min(deep, deep_seen), check_at, cap, radix, split)
+        until = (min(deep, deep_seen), check_at, cap, radix, split, min(allow_last, cap))
         i, nodes = _dive(state, lists2, i, fresh, nodes, until, hist, extra)
         if i < 0:
             exhausted = True
