@@ -49,7 +49,10 @@ def restart(walk, tables: Tables, cap: int, seed: int, quota=(), abandon=(0, 0),
     )
     caps = (cap, abandon[0], abandon[1], fewer)
     if walk is after:  # the ladder's settings off, its outputs empty
-        caps, outs = (*caps, False, -1), (*outs, np.zeros(1, np.int64), np.zeros((0, 1), np.int64))
+        caps, outs = (
+            (*caps, False, -1, 0),
+            (*outs, np.zeros(1, np.int64), np.zeros((0, 1), np.int64), np.zeros(0, np.int64)),
+        )
     tables_ = (tables.geometry, tables.lists, tables.allow, tables.board0)
     extra = (tables.parity if parity else no_parity(len(tables.parity[0])),) if walk is after else ()
     result = walk._restart(tables_, tables.quota(quota), caps, seed, np.zeros(1, np.int64), outs, *extra)

@@ -4,6 +4,7 @@ ladder's count of complete boards agrees with the perfect search's."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 
@@ -65,7 +66,8 @@ def test_the_official_set_walks_the_same_tree(order):
 def test_the_ladder_counts_every_perfect_board_the_perfect_search_counts(n, frame, inner, seed):
     """With no break allowed and no quota, the ladder's walk of the whole tree counts every arrangement
     of pieces that is a perfect board: the perfect search's count of distinct boards times the ways
-    identical pieces swap and self-similar pieces turn. The boards it keeps are perfect and distinct."""
+    identical pieces swap and self-similar pieces turn. The boards it keeps are perfect, and those the
+    walk completed distinct (completions of its partial boards are kept too, and may repeat them)."""
     puzzle = Eternity2Like(n=n, frame_colours=frame, inner_colours=inner, instance_seed=seed)
     run = Tables(puzzle, "rows", None, []).restart(10**10, seed, np.zeros(1, np.int64), ladder=(1, 0))
     distinct = search(Board(puzzle.table, n, n, puzzle.preplaced, order="rows", symmetry=False))
@@ -74,8 +76,9 @@ def test_the_ladder_counts_every_perfect_board_the_perfect_search_counts(n, fram
     ways = math.prod(math.factorial(g) for g in groups.values()) * math.prod(turns_alike)
     assert run.exhausted and distinct.stop_reason == "finished"
     assert run.found[0] == distinct.count * ways and run.found[1:].sum() == 0
-    assert len(run.kept) == min(run.found[0], KEEP_BOARDS)
-    assert len({board.tobytes() for board in run.kept}) == len(run.kept)
+    walked = [board for board, part in zip(run.kept, run.kept_by, strict=True) if part == "walk"]
+    assert len(walked) == min(run.found[0], KEEP_BOARDS - (len(run.kept) - len(walked)))
+    assert len({board.tobytes() for board in walked}) == len(walked)
     for board in run.kept:
         puzzle.check(layout := puzzle.layout(board // 4, board % 4))
         assert puzzle.score_layout(layout)["unmatched_edges"] == 0
@@ -106,3 +109,34 @@ def test_parity_cuts_only_branches_with_no_board_within_the_schedule(n, frame, i
     assert {b.tobytes() for b in on.kept} == {b.tobytes() for b in off.kept}
     assert on.nodes < off.nodes
     assert off.found[1] == 0  # one break leaves two colours odd: never a complete board
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_exact_completion_is_the_best_of_every_completion(seed):
+    """A complete board's last k cells emptied: `_finish` fills them with the fewest unmatched joins
+    of every way to place the free pieces there (enumerated), never worse than the greedy completion,
+    and finds nothing below a bound it cannot beat."""
+    puzzle = Eternity2Like(n=5, frame_colours=2, inner_colours=4, instance_seed=seed)
+    tables = Tables(puzzle, "rows", None, [5, 8, 11, 14, 17, 20])
+    col, piece_of, *_, pat_orients, pat_start = tables.lists
+    cells, nb, cell_pat = tables.geometry[0], tables.geometry[9], tables.geometry[10]
+    complete = tables.restart(20_000, seed, np.zeros(1, np.int64)).board
+    kinds = (col, piece_of, cells, nb, cell_pat, pat_orients, pat_start)
+    for k in (2, 4):
+        partial = complete.copy()
+        partial[cells[-k:]] = -1
+        fits = {x: set(pat_orients[pat_start[cell_pat[x]] : pat_start[cell_pat[x] + 1]]) for x in cells[-k:]}
+        free = sorted(set(range(len(puzzle.table))) - set(piece_of[partial[partial >= 0]]))
+        every = []
+        for pieces in itertools.permutations(free):
+            for turns in itertools.product(range(4), repeat=k):
+                orients = [p * 4 + t for p, t in zip(pieces, turns, strict=True)]
+                if all(o in fits[x] for x, o in zip(cells[-k:], orients, strict=True)):
+                    board = partial.copy()
+                    board[cells[-k:]] = orients
+                    every.append(after._unmatched(board, col, nb))
+        exact, greedy = partial.copy(), partial.copy()
+        score = after._finish(exact, *kinds, 1 << 30, 1 << 30)
+        assert score == min(every) == after._unmatched(exact, col, nb)
+        assert score <= after._complete(greedy, *kinds)
+        assert after._finish(partial.copy(), *kinds, score, 1 << 30) == -1

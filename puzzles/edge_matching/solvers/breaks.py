@@ -59,6 +59,7 @@ from puzzles.edge_matching.solvers.breaks_walk import _complete, _restart, _unma
 RESTART_NODES = 50_000_000  # placements per restart, by default
 DEFAULT_MAX_NODES = 200_000_000  # the node budget when no time limit is given
 FINISH_WIDTH = 1000  # the beam that completes each restart's deepest partial board
+TAIL_CELLS = 12  # deepest partials with at most this many empty cells are completed exactly too
 ABANDON_NODES = 3_000_000  # a restart short of ABANDON_DEPTH of the cells after these placements stops
 ABANDON_DEPTH = 160 / 256
 QUOTA_CELLS = 100  # boards of fewer cells get no quota by default: their trees are walked whole
@@ -127,6 +128,7 @@ class BreaksConstruction(Construction):
     restarts: int = 0
     quota: tuple[int, ...] = ()
     ladder_boards: dict[bytes, int] = field(default_factory=dict)  # on the ladder: board -> unmatched joins
+    ladder_parts: dict[bytes, str] = field(default_factory=dict)  # board -> the part that first completed it
     outcomes: tuple[RestartOutcome, ...] = ()
 
 
@@ -184,6 +186,9 @@ class Breaks(BoardBuilder):
             only inner colours' joins do.
         parity: refuse a break that leaves more colours odd than the breaks still allowed can pair
             (breaks_walk `_odd_colours`): such a partial board has no completion within the schedule.
+        tail_cells: a restart's deepest partial boards with at most this many empty cells are
+            completed exactly (the fewest unmatched joins, any number of breaks; breaks_walk
+            `_finish`) as well as greedily; 0: greedily only.
 
     Its work counts placements (nodes).
     """
@@ -208,6 +213,7 @@ class Breaks(BoardBuilder):
         ladder: int | None = None,
         rim_breaks: bool = False,
         parity: bool = True,
+        tail_cells: int = TAIL_CELLS,
     ):
         if order not in ORDERS:
             raise InputError(f"optimizer.order must be one of {', '.join(ORDERS)}, got {order!r}")
@@ -235,6 +241,9 @@ class Breaks(BoardBuilder):
         if not isinstance(parity, bool):
             raise InputError(f"optimizer.parity must be true or false, got {parity!r}")
         self.parity = parity
+        if isinstance(tail_cells, bool) or not isinstance(tail_cells, int) or tail_cells < 0:
+            raise InputError(f"optimizer.tail_cells must be a whole number >= 0, got {tail_cells!r}")
+        self.tail_cells = tail_cells
         self.name = "breaks"
 
     def seeded(self, seed: int) -> Breaks:
@@ -253,6 +262,7 @@ class Breaks(BoardBuilder):
             self.ladder,
             self.rim_breaks,
             self.parity,
+            self.tail_cells,
         )
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
@@ -355,6 +365,7 @@ class _Restarts:
         self.hist = np.zeros(tables.cells_count, np.int64)
         self.outcomes: list[RestartOutcome] = []
         self.boards: dict[bytes, int] = {}  # the ladder's distinct boards: unmatched joins of each
+        self.parts: dict[bytes, str] = {}  # and the part of the search that completed each first
 
     def cap_of(self, k: int) -> int:
         """Restart k's placements: restart_nodes, or what the node budget leaves it."""
@@ -374,8 +385,10 @@ class _Restarts:
         unmatched = run.unmatched if run.board is not None else -1
         self.outcomes.append(RestartOutcome(k, run.nodes, run.deepest, unmatched, ended))
         col, nb = self.tables.lists[0], self.tables.geometry[9]
-        for board in run.kept:
-            self.boards.setdefault(board.tobytes(), int(_unmatched(board, col, nb)))
+        for board, part in zip(run.kept, run.kept_by, strict=True):
+            key = board.tobytes()
+            if key not in self.boards:
+                self.boards[key], self.parts[key] = int(_unmatched(board, col, nb)), part
         if run.board is not None and (run.unmatched, k) < self.key:
             self.key = (run.unmatched, k)
             improved = run.unmatched < self.score
@@ -397,7 +410,8 @@ class _Restarts:
             if cap <= 0:
                 return
             ladder = None if solver.ladder is None else (solver.ladder + 1, solver.ladder)
-            run = tables.restart(cap, solver.seed * 1_000_003 + k, stop, quota, abandon, fewer, ladder)
+            seed = solver.seed * 1_000_003 + k
+            run = tables.restart(cap, seed, stop, quota, abandon, fewer, ladder, solver.tail_cells)
             shallow = run.deepest < abandon[1] and k > 0  # abandoned: not worth a beam
             if solver.finish_width and run.deepest < tables.cells_count and not shallow:
                 finished = tables.finish(run.deep_board, solver.finish_width, solver.seed)
@@ -405,6 +419,7 @@ class _Restarts:
                     run.board, run.unmatched = finished
                 if finished is not None and solver.ladder is not None and finished[1] <= solver.ladder:
                     run.kept = np.concatenate([run.kept, finished[0][None]])
+                    run.kept_by = [*run.kept_by, "beam"]
             with self.lock:
                 self.record(run, k)
                 if (run.exhausted and not quota) or run.unmatched == 0:
@@ -446,6 +461,7 @@ class _Restarts:
             restarts=self.next,
             quota=tuple(quota),
             ladder_boards=dict(self.boards),
+            ladder_parts=dict(self.parts),
             outcomes=tuple(self.outcomes),
             history=tuple(self.history),
         )

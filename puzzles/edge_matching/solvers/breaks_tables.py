@@ -28,6 +28,7 @@ QUOTA_RAMP = ((26, 28), (56, 71), (76, 89), (102, 106), (160, 119))
 QUOTA_SIDES = 124
 MAX_ORIENTS = (1 << 15) - 1
 KEEP_BOARDS = 256  # boards a restart keeps on the ladder
+PARTS = ("walk", "greedy", "exact")  # breaks_walk WALK, GREEDY, EXACT: the part that completed a board
 TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
 
 
@@ -173,16 +174,19 @@ class Tables:
         abandon: tuple[int, int] = (0, 0),
         fewer: int = 1 << 30,
         ladder: tuple[int, int] | None = None,
+        tail: int = 0,
     ) -> RestartRun:
         """One restart (see `_restart`): `quota` colours, abandoned after abandon[0] placements short of
         depth abandon[1], looking only for boards of fewer than `fewer` breaks. `ladder` = (fewer,
         keep): count every complete board of fewer than `fewer` unmatched joins instead, keeping those
-        of at most `keep` (up to KEEP_BOARDS)."""
+        of at most `keep` (up to KEEP_BOARDS). `tail`: deepest partials with at most this many empty
+        cells are also completed exactly."""
         hist = np.zeros(self.cells_count, np.int64)
         best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
         tables = (self.geometry, self.lists, self.allow, self.board0)
         found = np.zeros(2 * self.cells_count + 1, np.int64)
         kept = np.zeros((KEEP_BOARDS if ladder else 0, self.cells_count), np.int64)
+        kept_by = np.zeros(kept.shape[0], np.int64)
         if ladder is not None:
             fewer = ladder[0]
         caps = (
@@ -192,8 +196,9 @@ class Tables:
             fewer,
             ladder is not None,
             -1 if ladder is None else ladder[1],
+            tail,
         )
-        outs = (hist, best_board, deep_board, found, kept)
+        outs = (hist, best_board, deep_board, found, kept, kept_by)
         nodes, best, deep, deep_brk, exhausted, n_kept = _restart(
             tables, self.quota(quota), caps, seed, stop, outs, self.parity
         )
@@ -208,6 +213,7 @@ class Tables:
             deep_board,
             found,
             kept[:n_kept],
+            [PARTS[part] for part in kept_by[:n_kept]],
         )
 
 
@@ -227,6 +233,7 @@ class RestartRun:
     deep_board: np.ndarray
     found: np.ndarray  # on the ladder: complete boards per unmatched joins
     kept: np.ndarray  # on the ladder: the boards kept, one per row
+    kept_by: list[str]  # which part completed each: "walk", "greedy", "exact" (or "beam", breaks.py)
 
 
 def odd_colours(table: np.ndarray, board0: np.ndarray, nb: np.ndarray, radix: int) -> tuple:

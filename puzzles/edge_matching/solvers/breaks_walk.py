@@ -23,6 +23,7 @@ import numpy as np
 from puzzles.edge_matching.board import unmatched_join
 
 COMPLETE_EVERY = 1 << 17  # placements between two greedy completions at a restart's deepest depth
+TAIL_NODES = 1 << 16  # the exact completion's placements, at most (then its best so far)
 STOP_EVERY = 1 << 12  # placements between two looks at the stop flag
 
 
@@ -74,6 +75,73 @@ def _complete(board, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start)
         board[x] = best
         used[piece_of[best]] = True
     return _unmatched(board, col, nb)
+
+
+@numba.njit(cache=True, nogil=True)
+def _finish(board, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start, bound, max_nodes):
+    """Fill the empty cells of `board` (the last of `cells`) with the completion of fewest unmatched
+    joins below `bound` (depth-first branch and bound over the free orients of each cell's kind, every
+    join priced when its second cell fills); return its unmatched inner joins, or -1 when none is below
+    `bound` within `max_nodes` placements (`board` then unchanged). Why exact: a restart's deepest
+    partial boards are a few cells short, where the greedy completion leaves joins a search would match."""
+    used = _used(board, piece_of)
+    empty = np.array([x for x in cells if board[x] < 0], np.int64)
+    t = empty.shape[0]
+    placed = 0
+    for x in range(board.shape[0]):
+        if board[x] >= 0:
+            for s in (2, 1):
+                y = nb[x, s]
+                if y >= 0 and board[y] >= 0:
+                    placed += unmatched_join(col[board[x], s], col[board[y], (s + 2) % 4])
+    if t == 0:
+        return placed if placed < bound else -1
+    best, best_orients = bound - placed, np.full(t, -1, np.int64)
+    at, cost = np.zeros(t + 1, np.int64), np.zeros(t + 1, np.int64)
+    chosen = np.full(t, -1, np.int64)
+    j, nodes = 0, 0
+    at[0] = pat_start[cell_pat[empty[0]]]
+    while j >= 0 and nodes < max_nodes:
+        x = empty[j]
+        end = pat_start[cell_pat[x] + 1]
+        found = False
+        while at[j] < end:
+            o = pat_orients[at[j]]
+            at[j] += 1
+            if used[piece_of[o]]:
+                continue
+            c = cost[j]
+            for s in range(4):
+                y = nb[x, s]
+                if y >= 0 and board[y] >= 0:
+                    c += unmatched_join(col[o, s], col[board[y], (s + 2) % 4])
+            if c >= best:
+                continue
+            found = True
+            board[x], used[piece_of[o]], chosen[j], cost[j + 1] = o, True, o, c
+            nodes += 1
+            break
+        if found:
+            if j + 1 == t:
+                best, best_orients[:] = cost[t], chosen
+                board[x], used[piece_of[o]] = -1, False
+                continue  # the next orient here, under the lower bound
+            j += 1
+            at[j] = pat_start[cell_pat[empty[j]]]
+            continue
+        j -= 1  # back up
+        if j >= 0:
+            used[piece_of[chosen[j]]] = False
+            board[empty[j]] = -1
+    for k in range(t):  # undo what the search left placed, then write the best completion
+        if board[empty[k]] >= 0:
+            used[piece_of[board[empty[k]]]] = False
+            board[empty[k]] = -1
+    if best_orients[0] < 0:
+        return -1
+    for k in range(t):
+        board[empty[k]] = best_orients[k]
+    return placed + best
 
 
 @numba.njit(cache=True, nogil=True)
@@ -138,8 +206,8 @@ def _restart(tables, quota, caps, seed, stop, outs, parity):
     """One restart of the depth-first search; (nodes, best unmatched, deepest depth, its breaks,
     exhausted). tables = (geometry, lists, allow, board0) (`Tables`); parity = (bits, odd0)
     (`Tables.parity`: a colour's bit, the colours odd before the walk); outs = (hist, out_best,
-    out_deep): hist[d] counts the placements at depth d, out_best gets the best complete board found
-    (complete or completed greedily), out_deep the deepest partial.
+    out_deep, found, kept, kept_by): hist[d] counts the placements at depth d, out_best gets the best
+    complete board found (complete, or completed greedily or exactly), out_deep the deepest partial.
 
     At depth i the board has cells order[:i] filled (and the pre-placed ones); the cell's candidates
     are the list of its (kind, left, bottom) key, exact fits first, then one-break fits, reshuffled
@@ -150,8 +218,10 @@ def _restart(tables, quota, caps, seed, stop, outs, parity):
     the abandon depth (Verhaard's restarts); it looks only for boards of fewer than `fewer` breaks
     (the run's best so far); with `hold` (caps[4], the ladder) every complete board of fewer counts,
     not only a better one, in found[unmatched] (outs[3]), and those of at most keep unmatched joins
-    (caps[5]) are copied to the rows of outs[4] while it has rows; the last returned figure is how
-    many were.
+    (caps[5]) are copied to the rows of outs[4] while it has rows, as are the completions of partial
+    boards (kept_by: which part completed each, WALK, GREEDY or EXACT); the last returned figure is
+    how many were. caps[6]: a deepest partial with at most this many empty cells is also completed
+    exactly (`_finish`: the fewest unmatched joins, within TAIL_NODES placements); 0: never.
 
     Parity: a break is refused when the colours left odd by the breaks so far (`odd`, one bit a
     colour, kept per break count along the path) outnumber twice the breaks the board may still have
@@ -327,15 +397,28 @@ def _dive(state, lists2, i, fresh, nodes, until, hist, extra):
             board[cell] = -1
 
 
+WALK, GREEDY, EXACT = 0, 1, 2  # which part completed a board the ladder keeps (kept_by)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _keep(board, score, part, keep, kept, kept_by, n_kept):
+    """On the ladder: a complete board of at most `keep` unmatched joins copied to the next row of
+    `kept`, with the part that completed it; the rows kept so far."""
+    if score <= keep and n_kept < kept.shape[0]:
+        kept[n_kept], kept_by[n_kept] = board, part
+        n_kept += 1
+    return n_kept
+
+
 @numba.njit(cache=True, nogil=True)
 def _walk(geometry, lists, state, lists2, caps, stop, outs):
     """`_restart`'s walk from depth 0 of the board it set up (`state`): `_dive` between events, and
-    here what an event asks for (a new deepest board, a complete one, a greedy completion, the node
-    cap, the abandon rule, a look at the stop flag)."""
-    node_cap, abandon_nodes, abandon_depth, fewer, hold, keep = caps
+    here what an event asks for (a new deepest board, a complete one, a greedy completion and, a few
+    cells short, an exact one, the node cap, the abandon rule, a look at the stop flag)."""
+    node_cap, abandon_nodes, abandon_depth, fewer, hold, keep, tail = caps
     cells, _, _, _, fixed, req_top, req_right, top_brk, right_brk, nb, cell_pat = geometry
     col, piece_of, _, _, _, _, radix, pat_orients, pat_start = lists
-    hist, out_best, out_deep, found, kept = outs
+    hist, out_best, out_deep, found, kept, kept_by = outs
     per_depth, walked, _, board, split = state
     extra = (col, req_top, req_right, top_brk, right_brk)
     nodes, last_complete, cap, depth, n_kept = 0, 0, fewer - 1, cells.shape[0], 0
@@ -358,9 +441,7 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs):
             best = _better(score, best, board, out_best)
             if hold:
                 found[min(score, found.shape[0] - 1)] += 1
-                if score <= keep and n_kept < kept.shape[0]:
-                    kept[n_kept] = board
-                    n_kept += 1
+                n_kept = _keep(board, score, WALK, keep, kept, kept_by, n_kept)
             else:
                 cap = brk - 1
                 if best == 0:
@@ -370,6 +451,17 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs):
             scratch = board.copy()
             score = _complete(scratch, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start)
             best = _better(score, best, scratch, out_best)
+            if hold and score >= 0:
+                n_kept = _keep(scratch, score, GREEDY, keep, kept, kept_by, n_kept)
+            if depth - i <= tail:  # a few cells short: their best completion, exactly
+                scratch = board.copy()
+                bound = score if score >= 0 else 1 << 30
+                score = _finish(
+                    scratch, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start, bound, TAIL_NODES
+                )
+                best = _better(score, best, scratch, out_best)
+                if hold and score >= 0:
+                    n_kept = _keep(scratch, score, EXACT, keep, kept, kept_by, n_kept)
         fresh = i < depth
         if nodes >= check_at:  # the node cap, the abandon count or a look at the stop flag
             if nodes >= node_cap or (nodes >= abandon_nodes and deep < abandon_depth):
