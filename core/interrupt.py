@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from types import FrameType
 _asked = threading.Event()
 _listeners: list[Callable[[], None]] = []
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+INTERRUPTED = 130  # the exit code of a process Ctrl-C stopped, as a shell reports it
 REPEAT_WINDOW = 1.0  # seconds: signals closer than this to the first are its echo, not a second request
 
 
@@ -52,6 +54,22 @@ def listen(tell: Callable[[], None]) -> Iterator[None]:
         yield
     finally:
         _listeners.remove(tell)
+
+
+@contextmanager
+def ends_quietly(what: str, active: bool = True) -> Iterator[None]:
+    """Within the block, Ctrl-C ends the process with one line, `interrupted: <what>`, and exit code 130,
+    not a traceback: for stretches with nothing to keep, such as loading the app (seconds on a busy
+    machine) or writing a report again. `active=False` leaves Ctrl-C as it is (a module imported by
+    another program, not run)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if not active:
+            raise
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the line and the exit, not a second traceback
+        print(f"\ninterrupted: {what}", file=sys.stderr)
+        raise SystemExit(INTERRUPTED) from None
 
 
 def _ignore(signum: int, frame: FrameType | None) -> None:

@@ -32,8 +32,13 @@ from experiments.records import is_complete, read_row, results_root, write_confi
 from experiments.run import GROUPS, run_task
 from experiments.schema import CONFIG_DIR, run_subdir, setup
 
-OUT = results_root() / "api"
 Component = str | Mapping[str, Any] | None
+
+
+def default_out() -> Path:
+    """results/api/ (under $PUZZLELAB_RESULTS when set), read when a run needs it, not at import: a
+    PUZZLELAB_RESULTS set but empty is then one InputError line, not a failed import."""
+    return results_root() / "api"
 
 
 def config(
@@ -81,7 +86,7 @@ def run(
     task: Component = None,
     seed: int = 0,
     overrides: Sequence[str] = (),
-    out: Path | str = OUT,
+    out: Path | str | None = None,
     config_dirs: Sequence[Path | str] = (),
 ) -> dict[str, Any]:
     """Run one config and seed; its record goes to `out`/<what was asked>/seed=<seed>/. Returns its row
@@ -89,7 +94,9 @@ def run(
     cfg = config(puzzle, optimizer, task, seed, overrides, config_dirs)
     given = {"puzzle": puzzle, "optimizer": optimizer, "task": task}
     asked = [f"{group}={label(c)}" for group, c in given.items() if c is not None]
-    run_dir = Path(out) / run_subdir(",".join(sorted([*asked, *overrides])), seed)
+    run_dir = Path(out if out is not None else default_out()) / run_subdir(
+        ",".join(sorted([*asked, *overrides])), seed
+    )
     if not is_complete(run_dir):
         write_config(cfg, run_dir)
         run_task(cfg, run_dir)
@@ -98,7 +105,7 @@ def run(
 
 def table(*dirs: Path | str) -> pd.DataFrame:
     """Every run under `dirs` (default results/api/) as one table: the columns of a sweep's runs.csv."""
-    return gather_runs([Path(d) for d in dirs or (OUT,)])
+    return gather_runs([Path(d) for d in dirs or (default_out(),)])
 
 
 def traces(runs: pd.DataFrame) -> pd.DataFrame:
@@ -109,5 +116,5 @@ def traces(runs: pd.DataFrame) -> pd.DataFrame:
 def report(*dirs: Path | str, out: Path | str | None = None) -> Path:
     """The command line's report over the runs under `dirs`: tables, statistics, plots, report.md and
     the IOHprofiler export, written to `out` (default: the first directory). Returns where."""
-    roots = [Path(d) for d in dirs or (OUT,)]
+    roots = [Path(d) for d in dirs or (default_out(),)]
     return reporting.report(roots, Path(out) if out else None, quiet=True)

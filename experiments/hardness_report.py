@@ -132,7 +132,7 @@ def hardness_outputs(
     """The boards of every run as one table, its summary, a plot per size (noted in `skipped` when one
     cannot be drawn); returns report.md's section (None: not a hardness study)."""
     from experiments.hardness_plot import hardness_figure
-    from experiments.tasks.hardness_peak import COLUMNS, TABLE
+    from experiments.tasks.hardness_peak import COLUMNS, TABLE, TIMING
 
     frames = [pd.read_parquet(p) for root in roots for p in sorted(Path(root).rglob(TABLE))]
     frames = [f for f in frames if len(f)]
@@ -141,7 +141,7 @@ def hardness_outputs(
     table = pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS)
     table = table.sort_values(["n", "colours", "instance_seed"], kind="stable", ignore_index=True)
     summary = hardness_summary(table)
-    write_table(table, out / "hardness_peak_table.parquet")
+    write_table(table, out / "hardness_peak_table.parquet", timing=TIMING)
     write_table(summary, out / "hardness_peak_summary.parquet")
     pictures: dict[int, str] = {}
     for n, part in summary.groupby("n", sort=True):

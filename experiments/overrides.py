@@ -7,17 +7,19 @@ first value of each swept setting. Config directories a user adds with
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import IntervalSweep, Override
-from hydra.errors import ConfigCompositionException, MissingConfigException
-from omegaconf import OmegaConf
+from hydra.errors import ConfigCompositionException, MissingConfigException, OverrideParseException
+from hydra.types import RunMode
+from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ValidationError
 
-from core.errors import InputError
+from core.errors import InputError, whole
 from experiments.schema import CONFIG_DIR
 
 KINDS = {"Integer": "a whole number", "Float": "a number", "Boolean": "true or false", "String": "text"}
@@ -28,13 +30,62 @@ FLAGS_WITH_VALUE |= {"-cn", "--config-dir", "-cd", "--experimental-rerun"}
 
 
 def parse(argv: list[str]) -> list[Override]:
-    """The command line's overrides: Hydra's flags (-m, --cfg job, ...) and their values left out."""
+    """The command line's overrides: Hydra's flags (-m, --cfg job, ...) and their values left out. One
+    that Hydra's grammar cannot read is one line naming it (Hydra's own is a traceback)."""
     kept = [
         a
         for i, a in enumerate(argv)
         if not a.startswith("-") and (i == 0 or argv[i - 1] not in FLAGS_WITH_VALUE)
     ]
-    return OverridesParser.create().parse_overrides(kept)
+    parser = OverridesParser.create()
+    try:
+        return parser.parse_overrides(kept)
+    except OverrideParseException as err:
+        for arg in kept:
+            try:
+                parser.parse_overrides([arg])
+            except OverrideParseException as one:
+                raise InputError(unreadable(arg, one)) from None
+        raise InputError(f"cannot read the overrides: {str(err).splitlines()[0]}") from None
+
+
+def unreadable(arg: str, err: OverrideParseException) -> str:
+    """Why Hydra's grammar cannot read one override, and how to write it so it can."""
+    key, _, value = arg.partition("=")
+    quoted = f"'{key}=\"{value}\"'"  # as a shell passes it on: the quotes are Hydra's
+    foreign = sorted({c for c in value if not c.isascii()})
+    if foreign and value[:1] not in "\"'":
+        shown = ", ".join(repr(c) for c in foreign)
+        return (
+            f"cannot read the override {arg!r}: Hydra reads {shown} only inside quotes; quote the value: "
+            f"{quoted}"
+        )
+    lines = [line for line in str(err).splitlines() if line.strip() and not line.startswith("See https")]
+    reason = lines[1] if lines[0].startswith("Error parsing override") and len(lines) > 1 else lines[0]
+    reason = reason.split(" expecting ")[0].strip()
+    said = "" if reason.startswith("LexerNoViableAltException") else f" ({reason})"  # it only echoes arg
+    unclosed = [o for o, c in ("[]", "()", "{}") if value.count(o) > value.count(c)]
+    if unclosed:
+        how = f"a {unclosed[0]} is not closed; close it, or quote the value: {quoted}"
+    elif value.count('"') % 2 or value.count("'") % 2:
+        how = "a quote is not closed; close it"
+    else:
+        how = f"quote a value with spaces or other special characters: {quoted}"
+    return f"cannot read the override {arg!r}{said}: {how}"
+
+
+def with_added(argv: list[str], *added: str) -> list[str]:
+    """The command line with overrides added beside the user's own: Hydra's argparse reads overrides
+    only as one run of words, so one appended after a flag (`--cfg job`) would be refused."""
+    last = max(
+        (
+            i
+            for i, a in enumerate(argv)
+            if not a.startswith("-") and (i == 0 or argv[i - 1] not in FLAGS_WITH_VALUE)
+        ),
+        default=len(argv) - 1,
+    )
+    return [*argv[: last + 1], *added, *argv[last + 1 :]]
 
 
 def search_dirs(argv: list[str]) -> list[Path]:
@@ -119,9 +170,18 @@ def one_line(err: Exception, overrides: list[str]) -> str:
     if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
         parent, _, key = cause.full_key.rpartition(".")
         where = parent or "the config"
+        takes = settings_of(parent, overrides)
         return (
-            f"{where} has no setting {key!r}; it takes: {settings_of(parent, overrides)} "
-            f"(prefix a new key with + to add it)"
+            f"{where} has no setting {key!r}; "
+            + (f"it takes: {takes}" if takes else "it takes none")
+            + " (prefix a new key with + to add it)"
+        )
+    added = re.match(r"Could not override '([\w/.]+)'\. No match in the defaults list", str(err))
+    if added:  # a group no default chooses (experiment, smoke_study): Hydra's message gives no hint
+        group = added.group(1)
+        given = next((o for o in overrides if o.split("=")[0] == group), f"{group}=...")
+        return (
+            f"{str(err).strip().splitlines()[0]} Did you mean +{given}? (a + adds a group no default chooses)"
         )
     if isinstance(cause, ValidationError) and cause.full_key and "is not Optional" in str(cause.msg):
         return f"{cause.full_key} cannot be null; give it a value (or leave the setting out)"
@@ -191,3 +251,90 @@ def check(argv: list[str]) -> None:
     except (ConfigCompositionException, MissingConfigException) as err:
         raise InputError(one_line(err, overrides)) from None
     check_launcher(parsed, overrides)
+
+
+N_JOBS = "hydra.launcher.n_jobs"
+MULTIRUN_FLAGS = ("-m", "--multirun")
+
+
+def cores() -> int:
+    """The cores this process may use, as joblib counts them for n_jobs=-1 (the CPU affinity and a
+    container's CPU quota included), so a cap and "every core" agree."""
+    import joblib
+
+    return int(joblib.cpu_count())
+
+
+def runs_at_once(sweeper: DictConfig, parsed: list[Override]) -> int | None:
+    """The most runs the sweep hands its launcher at once: every run of a basic sweep (its params and
+    the command line's sweeps, as Hydra's BasicSweeper multiplies them; max_batch_size at most), or a
+    sweeper's own n_jobs (Optuna's trials at a time); None when that cannot be told."""
+    if not str(sweeper.get("_target_", "")).endswith(".BasicSweeper"):
+        n = sweeper.get("n_jobs")
+        return n if whole(n) and n > 0 else None
+    if any(o.key_or_group.startswith("hydra.sweeper.params") for o in parsed):
+        return None  # params set on the command line: read as Hydra reads them, not here
+    params = sweeper.get("params") or {}
+    lines = [f"{k}={v}" for k, v in params.items()]
+    lines += [str(o.input_line) for o in parsed if not o.is_hydra_override()]
+    counts: dict[str, int] = {}
+    try:
+        for o in OverridesParser.create().parse_overrides(lines):
+            if o.is_sweep_override() and not o.is_discrete_sweep():
+                return None
+            counts[o.get_key_element()] = len(list(o.sweep_string_iterator())) if o.is_sweep_override() else 1
+    except Exception:  # a glob over a group, say: Hydra expands it later; no cap by the run count
+        return None
+    runs, batch = math.prod(counts.values()), sweeper.get("max_batch_size")
+    return min(runs, batch) if whole(batch) and batch > 0 else runs
+
+
+def cap_workers(argv: list[str]) -> tuple[list[str], str | None]:
+    """The command line with the joblib launcher's n_jobs cut to what can run (the runs the sweep hands
+    it at once and the cores here), and the note that says so; unchanged, None, when it fits.
+
+    Why: loky starts every worker asked for at once, whatever the work: n_jobs=1000 on a 3-run sweep
+    forked hundreds of workers, which finished nothing in 100 s. Negative values (-1: every core, -2:
+    all but one) are joblib's own, and kept."""
+    parsed = parse(argv)
+    flagged = any(a in MULTIRUN_FLAGS for a in argv)
+    if not flagged and not any(o.key_or_group in ("experiment", "hydra.mode") for o in parsed):
+        return argv, None  # one run (only a study's YAML or hydra.mode makes a sweep without -m)
+    wanted = ("hydra.launcher.", "hydra/launcher", "hydra.sweeper.", "hydra/sweeper", "hydra.mode")
+    hydra_settings = [
+        first_value(o)
+        for o in parsed
+        if o.key_or_group.startswith(wanted) and not o.key_or_group.startswith("hydra.sweeper.params")
+    ]
+    try:
+        with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
+            cfg = compose(
+                "config", overrides=[*first_of_each(parsed), *hydra_settings], return_hydra_config=True
+            )
+    except Exception:  # check() has said what is wrong with the command line; nothing to cap here
+        return argv, None
+    multirun = flagged or cfg.hydra.get("mode") == RunMode.MULTIRUN
+    launcher = cfg.hydra.launcher
+    n = launcher.get("n_jobs")
+    if not multirun or "joblib" not in str(launcher.get("_target_", "")) or not whole(n) or n <= 0:
+        return argv, None
+    here, runs = cores(), runs_at_once(cfg.hydra.sweeper, parsed)
+    cap = min(here, runs) if runs is not None else here
+    if n <= cap:
+        return argv, None
+    given = [i for i, a in enumerate(argv) if a.lstrip("+").split("=", 1)[0] == N_JOBS]
+    if given:  # in its place
+        capped = [
+            *argv[: given[0]],
+            f"{N_JOBS}={cap}",
+            *(a for i, a in enumerate(argv) if i > given[0] and i not in given),
+        ]
+    else:
+        capped = with_added(argv, f"{N_JOBS}={cap}")
+    why = (
+        "the runs this sweep launches at once: more workers would sit idle"
+        if runs is not None and runs < here
+        else "the cores this process may use: more workers would only slow each other"
+    )
+    note = f"note: {N_JOBS}={n} capped at {cap}, {why}"
+    return capped, note

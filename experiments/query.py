@@ -12,6 +12,7 @@ line on stderr and the query answered over the rest.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -20,9 +21,7 @@ import pandas as pd
 
 from core.errors import InputError
 from experiments.gather import kept
-from experiments.records import RUN, TRACE, results_root, write_table
-
-ROOT = results_root()
+from experiments.records import RUN, TRACE, file_in_the_way, results_root, write_table
 
 
 def view(con: duckdb.DuckDBPyConnection, name: str, files: list[Path], file: str) -> None:
@@ -35,10 +34,12 @@ def view(con: duckdb.DuckDBPyConnection, name: str, files: list[Path], file: str
     )
 
 
-def connect(root: Path = ROOT) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB with the views `runs` and `traces` over the records under `root`: the records
-    the report would gather (a damaged or incomplete record, or a file that is not a run record of ours,
-    is left out in one line on stderr, as gather says it)."""
+def connect(root: Path | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the views `runs` and `traces` over the records under `root` (default:
+    results/, or $PUZZLELAB_RESULTS): the records the report would gather (a damaged or incomplete
+    record, or a file that is not a run record of ours, is left out in one line on stderr, as gather
+    says it)."""
+    root = results_root() if root is None else root
     if not any(Path(root).rglob(RUN)):
         raise InputError(f"no run records ({RUN}) under {root}; run something first, or give --root")
     dirs = [d for d, _ in kept([Path(root)], resolve=False)]
@@ -52,7 +53,7 @@ def connect(root: Path = ROOT) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def query(sql: str, root: Path = ROOT) -> pd.DataFrame:
+def query(sql: str, root: Path | None = None) -> pd.DataFrame:
     """The query's result as a DataFrame; a mistake in the SQL is one InputError line."""
     con = connect(root)
     try:
@@ -67,7 +68,9 @@ def query(sql: str, root: Path = ROOT) -> pd.DataFrame:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="One SQL query (DuckDB) over every run record.")
     parser.add_argument("sql", nargs="?", help='e.g. "SELECT optimizer, min(best) FROM runs GROUP BY ALL"')
-    parser.add_argument("--root", type=Path, default=ROOT, help="where to look for run records (results/)")
+    parser.add_argument(
+        "--root", type=Path, help="where to look for run records (results/, or $PUZZLELAB_RESULTS)"
+    )
     parser.add_argument("--out", type=Path, help="also write the result as a table (.parquet and .csv)")
     parser.add_argument("--columns", action="store_true", help="list the columns of the runs view")
     args = parser.parse_args(argv)
@@ -82,7 +85,34 @@ def main(argv: list[str] | None = None) -> None:
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 200):
         print(result.to_string(index=False))
     if args.out:
-        write_table(result, args.out.with_suffix(".parquet"))
+        write_out(result, args.out)
+
+
+def write_out(result: pd.DataFrame, path: Path) -> None:
+    """--out's tables (.parquet and .csv), or one line on why they cannot be written (the result is
+    printed above either way)."""
+    import errno
+
+    try:
+        out = path.with_suffix(".parquet")
+    except ValueError:  # "/", ".": no file name
+        sys.exit(f"error: --out {path} names no file; give one, e.g. --out results/answer.csv")
+    try:
+        write_table(result, out)
+    except OSError as err:  # /proc, a read-only folder, a file where a folder must be, a full disk
+        blocker = file_in_the_way(out.parent)
+        reason = (
+            f"{blocker} is a file, not a folder"
+            if blocker is not None
+            else "the disk is full"
+            if err.errno in (errno.ENOSPC, errno.EDQUOT)
+            else os.strerror(err.errno)
+            if err.errno
+            else str(err)
+        )
+        sys.exit(
+            f"error: cannot write {out} (and its .csv): {reason}; give --out a path in a folder you can write"
+        )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from hydra.core.hydra_config import HydraConfig
 
 from core.errors import InputError
-from experiments.optuna_study import PRUNED, default_name, located, open_study
+from experiments.optuna_study import PRUNED, SweeperError, default_name, located, open_study
 
 if TYPE_CHECKING:
     from optuna import Trial
@@ -80,16 +80,30 @@ def check(race: str, p_threshold: float, after: int) -> None:
         )
 
 
+def optuna_sweeper() -> Any:
+    """hydra.sweeper of this job when it is a trial of hydra/sweeper=optuna, else None."""
+    if not HydraConfig.initialized():
+        return None
+    sweeper = HydraConfig.get().sweeper
+    return sweeper if str(sweeper.get("_target_", "")).endswith(".OptunaSweeper") else None
+
+
+def study_name() -> str | None:
+    """The name of the Optuna study this job is a trial of (None outside hydra/sweeper=optuna)."""
+    sweeper = optuna_sweeper()
+    if sweeper is None:
+        return None
+    return default_name(sweeper.get("study_name"), Path(str(HydraConfig.get().sweep.dir)))
+
+
 def open_race(race: str, p_threshold: float, after: int, runs: int) -> RacingTrial | None:
     """The race for this trial's job, or None where there is nothing to race against (racing off, or
     task=tune run outside an Optuna sweep)."""
     check(race, p_threshold, after)
-    if race == "off" or not HydraConfig.initialized():
+    sweeper = optuna_sweeper()
+    if race == "off" or sweeper is None:
         return None
     hc = HydraConfig.get()
-    sweeper = hc.sweeper
-    if not str(sweeper.get("_target_", "")).endswith(".OptunaSweeper"):
-        return None
     if sweeper.get("storage") is None:
         raise InputError(NEEDS_STORAGE)
     import optuna
@@ -100,12 +114,15 @@ def open_race(race: str, p_threshold: float, after: int, runs: int) -> RacingTri
     with warnings.catch_warnings():  # WilcoxonPruner is marked experimental
         warnings.simplefilter("ignore")
         pruner = WilcoxonPruner(p_threshold=p_threshold, n_startup_steps=after)
-    study = open_study(
-        located(sweeper.get("storage"), sweep_dir),
-        default_name(sweeper.get("study_name"), sweep_dir),
-        direction=str(sweeper.get("direction", "minimize")).lower(),
-        pruner=pruner,
-    )
+    try:  # the sweeper opened it first and checked its identity: here only a file damaged since
+        study = open_study(
+            located(sweeper.get("storage"), sweep_dir),
+            default_name(sweeper.get("study_name"), sweep_dir),
+            direction=str(sweeper.get("direction", "minimize")).lower(),
+            pruner=pruner,
+        )
+    except SweeperError as err:  # the trial's failure, in one line
+        raise InputError(str(err)) from None
     number = hc.job.num
     found = [t for t in study.get_trials(deepcopy=False) if t.number == number]
     if not found:

@@ -7,15 +7,18 @@ written last, so its presence means the record is complete.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
+
+from core.errors import InputError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -26,9 +29,36 @@ UNRECORDED = ".unrecorded"  # in a sweep's folder: runs that failed where no rec
 TRACE_COLUMNS = ("evaluations", "seconds", "best")
 
 
+RESULTS_ENV = "PUZZLELAB_RESULTS"
+
+
 def results_root() -> Path:
-    """Where results go: results/ in the current folder, or $PUZZLELAB_RESULTS (as configs/config.yaml)."""
-    return Path(os.environ.get("PUZZLELAB_RESULTS", "results"))
+    """Where results go: results/ in the current folder, or $PUZZLELAB_RESULTS (as configs/config.yaml).
+
+    Set but empty (`export PUZZLELAB_RESULTS=$SCRATCH` with SCRATCH unset) is refused, not read as
+    unset: the config's `${oc.env:...}` reads it as "", which put runs in /runs at the file system's
+    root while the readers looked in the current folder. A file is refused too (Hydra's traceback)."""
+    value = os.environ.get(RESULTS_ENV)
+    if value is None:
+        return Path("results")
+    if not value.strip():
+        raise InputError(
+            f"{RESULTS_ENV} is set but empty: unset it (results go to ./results) or give a folder, e.g. "
+            f"export {RESULTS_ENV}=$HOME/puzzlelab-results"
+        )
+    root = Path(value)
+    blocker = file_in_the_way(root)
+    if blocker is not None:
+        raise InputError(
+            f"{RESULTS_ENV}={value}: {blocker} is a file, not a folder; give a folder for results"
+        )
+    return root
+
+
+def file_in_the_way(path: Path) -> Path | None:
+    """The file (not a folder) at `path` or at one of its parents, which stops it being made a folder."""
+    existing = next((p for p in (path, *path.parents) if p.exists() or p.is_symlink()), None)
+    return existing if existing is not None and not existing.is_dir() else None
 
 
 GATHERED = ("run_dir", "run_id")  # added when runs are gathered: where a row came from
@@ -78,6 +108,9 @@ class RunRecord:
     scores: dict[str, Any] = field(default_factory=dict, metadata={"kind": "outcome"})
     extra: dict[str, Any] = field(default_factory=dict, metadata={"kind": "outcome"})
 
+    def __post_init__(self) -> None:
+        _built[:] = [self]
+
     @staticmethod
     def columns(*kinds: str) -> set[str]:
         """Names of the plain columns of the given kinds."""
@@ -91,8 +124,23 @@ class RunRecord:
         return {**plain, **self.config, **{f"score.{k}": v for k, v in self.scores.items()}, **self.extra}
 
 
+_built: list[RunRecord] = []  # the record built last in this process (one run at a time)
+
+
+def last_built() -> RunRecord | None:
+    """The record built last since `forget_built()`: what a run found, kept in memory, so a run whose
+    files cannot be written (a full disk, at its picture or its tables) can still say it."""
+    return _built[0] if _built else None
+
+
+def forget_built() -> None:
+    _built.clear()
+
+
 OUTCOME_COLUMNS = RunRecord.columns("outcome", "timing") | set(GATHERED)
 TIMING_COLUMNS = RunRecord.columns("timing") | set(GATHERED)
+TRACE_TIMING = ("seconds",)  # the trace's clock (TRACE_COLUMNS)
+TIMING_KEY = b"puzzlelab.timing"  # a table's Parquet metadata: its timing columns, a JSON list
 
 
 def _umask() -> int:
@@ -117,11 +165,36 @@ def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
             os.remove(tmp)
 
 
-def write_table(df: pd.DataFrame, path: Path, csv: bool = True) -> None:
-    """A table as Parquet (and CSV beside it), each written atomically."""
-    atomic_write(path, lambda tmp: df.to_parquet(tmp, index=False))
+def write_table(df: pd.DataFrame, path: Path, csv: bool = True, timing: Iterable[str] = ()) -> None:
+    """A table as Parquet (and CSV beside it), each written atomically. `timing` names the columns
+    that hold the machine's clocks (wall and CPU seconds, threads), declared by the writer and kept in
+    the Parquet file's metadata (TIMING_KEY): `reproduce` compares every other column."""
+    clocks = set(timing)
+    declared = json.dumps([c for c in df.columns if c in clocks]).encode()
+    atomic_write(path, lambda tmp: _parquet(df, tmp, declared))
     if csv:
         atomic_write(path.with_suffix(".csv"), lambda tmp: df.to_csv(tmp, index=False))
+
+
+def _parquet(df: pd.DataFrame, path: Path, timing: bytes) -> None:
+    """`df.to_parquet(path, index=False)`, its timing columns in the file's metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    pq.write_table(table.replace_schema_metadata({**(table.schema.metadata or {}), TIMING_KEY: timing}), path)
+
+
+def declared_timing(path: Path) -> frozenset[str] | None:
+    """The timing columns a table's writer declared (`write_table`), from its Parquet file (for a CSV
+    copy, the Parquet file beside it); None when it declared none (written before, or elsewhere)."""
+    import pyarrow.parquet as pq
+
+    try:
+        raw = (pq.read_schema(Path(path).with_suffix(".parquet")).metadata or {}).get(TIMING_KEY)
+    except (OSError, ValueError):  # missing or unreadable: pyarrow's ArrowInvalid is a ValueError
+        return None
+    return None if raw is None else frozenset(json.loads(raw))
 
 
 def write_config(cfg: DictConfig, run_dir: Path) -> None:
@@ -139,25 +212,37 @@ def write_picture(fig: Figure, path: Path) -> None:
 
 
 def write_record(
-    run_dir: Path, record: RunRecord | dict, trace: pd.DataFrame | None = None
+    run_dir: Path, record: RunRecord | dict, trace: pd.DataFrame | None = None, timing: Iterable[str] = ()
 ) -> dict[str, Any]:
-    """The run's row and trace; the row goes last and marks the record complete. Returns the row."""
+    """The run's row and trace; the row goes last and marks the record complete. Returns the row.
+    The row's timing columns are the record's (RunRecord's "timing" fields) and a task's `timing`
+    among its extra columns."""
     if trace is not None:
-        write_table(trace, run_dir / TRACE)
+        write_table(trace, run_dir / TRACE, timing=TRACE_TIMING)
     row = record.row() if isinstance(record, RunRecord) else record
-    write_table(pd.DataFrame([row]), run_dir / RUN)
+    write_table(pd.DataFrame([row]), run_dir / RUN, timing=RunRecord.columns("timing") | set(timing))
     return row
 
 
 def unwritable(err: OSError, run_dir: Path) -> str | None:
-    """One line for a folder a run cannot write to (read-only, not ours, a full disk); None when the
-    error is something else."""
+    """One line for a folder a run cannot write to (read-only, not ours, a full disk, a file where a
+    folder must go); None when the error is something else."""
     import errno
 
-    if err.errno not in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT):
-        return None
     where = Path(err.filename).parent if err.filename else run_dir
-    return f"cannot write to {where}: {err.strerror}; make it writable or choose another folder (hydra.run.dir=..., hydra.sweep.dir=...)"
+    elsewhere = "choose another folder (hydra.run.dir=..., hydra.sweep.dir=...)"
+    reason = os.strerror(err.errno) if err.errno else str(err)
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):  # "make it writable" would send the user astray
+        full = "the disk is full" if err.errno == errno.ENOSPC else "the disk quota is used up"
+        return f"cannot write to {where}: {full} ({reason}); free some space there, or {elsewhere}"
+    if err.errno in (errno.ENOTDIR, errno.EEXIST) and err.filename:
+        blocker = file_in_the_way(Path(err.filename))
+        if blocker is None:
+            return None
+        return f"cannot make the folder {err.filename}: {blocker} is a file, not a folder; {elsewhere}"
+    if err.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return None
+    return f"cannot write to {where}: {reason}; make it writable or {elsewhere}"
 
 
 def needs_trace(row: dict[str, Any]) -> bool:

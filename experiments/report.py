@@ -6,26 +6,31 @@ Also run automatically at the end of every multirun (experiments/callbacks.py).
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from core import interrupt
 
-import numpy as np
-import pandas as pd
-from omegaconf import OmegaConf
+# Ctrl-C while the report loads (seconds) ends in one line, as it does while it writes.
+with interrupt.ends_quietly("while starting; nothing was written", active=__name__ == "__main__"):
+    import argparse
+    import os
+    import sys
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+    from typing import TYPE_CHECKING
 
-from experiments import iohprofiler, plots
-from experiments.colour_report import colour_budget, colour_sweep_outputs
-from experiments.gather import gather_runs, gather_traces, group_keys, instance_columns
-from experiments.hardness_report import hardness_budget, hardness_outputs
-from experiments.outside import OutsideError, join_outside
-from experiments.ranking import Ranking, cd_diagram, rank
-from experiments.records import CONFIG, RUN, atomic_write, write_table
-from experiments.report_markdown import budget_text, caption, markdown
-from experiments.schema import setup
-from experiments.stats import ert_targets, evaluations_to_optimum, pairwise, summarise
+    import numpy as np
+    import pandas as pd
+    from omegaconf import OmegaConf
+
+    from experiments import iohprofiler, plots
+    from experiments.colour_report import colour_budget, colour_sweep_outputs
+    from experiments.gather import gather_runs, gather_traces, group_keys, instance_columns
+    from experiments.hardness_report import hardness_budget, hardness_outputs
+    from experiments.outside import OutsideError, join_outside
+    from experiments.ranking import Ranking, cd_diagram, rank
+    from experiments.records import CONFIG, RUN, atomic_write, write_table
+    from experiments.report_markdown import budget_text, caption, markdown
+    from experiments.schema import setup
+    from experiments.stats import ert_targets, evaluations_to_optimum, pairwise, summarise
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -319,26 +324,40 @@ def main(argv: list[str] | None = None) -> None:
         "instance, method, seed or run, score, optionally evaluations and seconds)",
     )
     args = parser.parse_args(argv)
+    where = args.out or args.dirs[0]
+    with interrupt.ends_quietly(
+        f"the report in {where} is not complete; run the same command again to write it"
+    ):
+        out = write(args)
+        print(f"report written to {out / 'report.md'}")
+        lines = failure_lines(failures(pd.read_parquet(out / "runs.parquet")))
+        if lines:
+            print("\n".join(lines), file=sys.stderr)
+
+
+def write(args: argparse.Namespace) -> Path:
+    """The command line's report, written; each way it can fail is one line."""
+    import errno
+
     setup()
     try:
-        out = report(args.dirs, args.out, outside=args.outside)
+        return report(args.dirs, args.out, outside=args.outside)
     except (FileNotFoundError, OutsideError) as err:
         raise SystemExit(f"error: {err}") from None
     except OSError as err:  # a read-only or full folder: which, and how to go on
         where = Path(err.filename).parent if err.filename else args.out or args.dirs[0]
+        full = err.errno in (errno.ENOSPC, errno.EDQUOT)
+        fix = "free some space there" if full else "make that folder writable"
+        why = f"the disk is full ({os.strerror(err.errno or errno.ENOSPC)})" if full else err.strerror or err
         raise SystemExit(
-            f"error: cannot write the report into {where}: {err.strerror or err}; make that folder writable, "
-            "or write the report elsewhere with --out DIR"
+            f"error: cannot write the report into {where}: {why}; {fix}, or write the report elsewhere "
+            "with --out DIR"
         ) from None
     except Exception as err:  # a report bug: one line, not a traceback; the runs are untouched
         why = (str(err).strip().splitlines() or [""])[0]
         raise SystemExit(
             f"error: the report failed ({type(err).__name__}: {why}); the runs are kept"
         ) from None
-    print(f"report written to {out / 'report.md'}")
-    lines = failure_lines(failures(pd.read_parquet(out / "runs.parquet")))
-    if lines:
-        print("\n".join(lines), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,11 @@ evaluation counts and best values; a colour sweep's points, `colour_sweep.parque
 `exact.parquet` or per-case tables), each Parquet file and its CSV copy. What differs is named by
 table, column and first row.
 
-Timing columns (records.TIMING_COLUMNS: wall-clock and CPU seconds, threads) are not compared. A run with a budget in seconds cannot promise the same trace on
-another machine; reproduce says so rather than reporting a false difference as a bug.
+Timing columns (wall-clock and CPU seconds, threads) are not compared: each table's writer declares
+its own (`records.write_table(timing=...)`, kept in the Parquet file's metadata), and a column a fresh
+or saved table declares is skipped in it and its CSV copy. A run with a budget in seconds cannot
+promise the same trace on another machine; reproduce says so rather than reporting a false difference
+as a bug.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from core.errors import InputError
-from experiments.records import CONFIG, RUN, TIMING_COLUMNS, TRACE
+from experiments.records import CONFIG, RUN, TRACE, declared_timing
 from experiments.run import run_task, setup
 
 
@@ -33,9 +36,11 @@ def plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def differences(saved: pd.DataFrame, fresh: pd.DataFrame, what: str) -> list[str]:
-    """Human-readable differences between two tables, column by column (timing ignored: the machine's)."""
-    cols = [c for c in saved.columns if c not in TIMING_COLUMNS]
+def differences(
+    saved: pd.DataFrame, fresh: pd.DataFrame, what: str, timing: frozenset[str] = frozenset()
+) -> list[str]:
+    """Human-readable differences between two tables, column by column (`timing` ignored: the machine's)."""
+    cols = [c for c in saved.columns if c not in timing]
     if len(saved) != len(fresh):
         return [f"{what}: {len(saved)} rows saved, {len(fresh)} now"]
     out = []
@@ -87,7 +92,10 @@ def compare_tables(saved_dir: Path, fresh_dir: Path, names: list[str]) -> list[s
         except (OSError, ValueError) as err:  # pyarrow's ArrowInvalid, pandas' parser errors: ValueErrors
             out.append(f"{what}: the saved table is unreadable ({str(err).strip().splitlines()[0]})")
             continue
-        out += differences(saved, read_table(fresh_dir / name), what)
+        timing = (declared_timing(fresh_dir / name) or frozenset()) | (
+            declared_timing(saved_dir / name) or frozenset()
+        )
+        out += differences(saved, read_table(fresh_dir / name), what, timing)
     return out
 
 

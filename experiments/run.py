@@ -13,51 +13,58 @@ Ctrl-C or SIGTERM ends a run at its optimiser's next budget check with its best 
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
-import re
-import socket
-import sys
-import traceback
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
-
-import hydra
-from hydra.core.hydra_config import HydraConfig
-from hydra.errors import HydraException
-from hydra.types import RunMode
-from hydra.utils import get_object
-from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
-
 from core import interrupt
-from core.errors import InputError
-from core.space import LARGEST_COUNT as LARGEST
-from core.space import check_limits
-from experiments import overrides
-from experiments.build import build
-from experiments.records import (
-    CONFIG,
-    REFUSED,
-    RUN,
-    UNRECORDED,
-    RunRecord,
-    damage,
-    discard,
-    read_row,
-    unwritable,
-    write_config,
-    write_record,
-)
-from experiments.schema import DEFAULT_EVALUATIONS, setup
+
+# Ctrl-C while the app loads (seconds on a busy machine) ends in one line, as it does later.
+with interrupt.ends_quietly("while starting; nothing was run", active=__name__ == "__main__"):
+    import contextlib
+    import hashlib
+    import os
+    import re
+    import socket
+    import sys
+    import traceback
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+
+    import hydra
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.errors import HydraException
+    from hydra.types import RunMode
+    from hydra.utils import get_object
+    from omegaconf import DictConfig, OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from core.errors import InputError
+    from core.space import LARGEST_COUNT as LARGEST
+    from core.space import check_limits
+    from experiments import overrides
+    from experiments.build import build
+    from experiments.records import (
+        CONFIG,
+        REFUSED,
+        RUN,
+        UNRECORDED,
+        RunRecord,
+        damage,
+        discard,
+        forget_built,
+        last_built,
+        read_row,
+        results_root,
+        unwritable,
+        write_config,
+        write_record,
+    )
+    from experiments.schema import DEFAULT_EVALUATIONS, setup
 
 GROUPS = ("puzzle", "optimizer", "task")
 NOT_COMPARED = ("progress", "resume")  # settings that do not change what a run finds
 SWEEP_PID = "PUZZLELAB_SWEEP_PID"  # set by the sweep's process, read by its local workers
 NOT_IN_NAME = ("experiment", "smoke", "study", "resume", "progress")  # the study's name says these
-INTERRUPTED = 130  # the exit code of a run stopped by Ctrl-C, as a shell reports it
+INTERRUPTED = interrupt.INTERRUPTED  # the exit code of a run stopped by Ctrl-C, as a shell reports it
+LONGEST_SECONDS = 1e9  # a time limit's most, well inside what a timer thread can wait (threading.TIMEOUT_MAX)
 NO_BUDGET = (".Exact", ".HardnessPeak")  # tasks with node caps of their own, which use no budget
 
 
@@ -104,7 +111,9 @@ def with_sweep_dir(argv: list[str]) -> list[str]:
     if any(o.key_or_group == "hydra.sweep.dir" for o in given):
         return argv
     name = sweep_name([o.input_line or "" for o in given])
-    return [*argv, f"hydra.sweep.dir='${{oc.env:PUZZLELAB_RESULTS,results}}/sweeps/${{study}}/{name}'"]
+    return overrides.with_added(
+        argv, f"hydra.sweep.dir='${{oc.env:PUZZLELAB_RESULTS,results}}/sweeps/${{study}}/{name}'"
+    )
 
 
 def note_choices(cfg: DictConfig) -> None:
@@ -158,15 +167,29 @@ def settle_budget(cfg: DictConfig) -> str:
             "budget.seconds to choose)"
         )
     parts = [
-        f"{evaluations:,} evaluations" if evaluations is not None else "",
+        f"{evaluations:,} evaluation{'' if evaluations == 1 else 's'}" if evaluations is not None else "",
         f"{seconds:g} s" if seconds else "",
     ]
     return "budget: " + " or ".join(p for p in parts if p) + (", whichever comes first" if all(parts) else "")
 
 
+def check_seconds(cfg: DictConfig) -> None:
+    """A time limit is one a stop timer can keep: past about 9.2e9 s (threading.TIMEOUT_MAX) the timer
+    thread of a compiled search dies with a traceback and the run goes on without a limit, so a time
+    past LONGEST_SECONDS is refused rather than ignored."""
+    for key in ("budget.seconds", "task.seconds"):
+        seconds = OmegaConf.select(cfg, key)
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > LONGEST_SECONDS:
+            raise InputError(
+                f"{key}={seconds:g} is longer than a run can be timed (at most {LONGEST_SECONDS:g} s, about "
+                f"{LONGEST_SECONDS / 3.156e7:.0f} years); give less, or leave {key} unset for no time limit"
+            )
+
+
 def prepare(cfg: DictConfig) -> str:
     """Check what a record must be able to store before any work; the budget line to print."""
     check_seed(cfg)
+    check_seconds(cfg)
     return settle_budget(cfg)
 
 
@@ -193,6 +216,7 @@ def run_task(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
 
 def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
     """Run the configured task in `run_dir`, with one-line errors and failures recorded."""
+    forget_built()
     try:
         line = prepare(cfg)
         if line and not multirun and not str(OmegaConf.select(cfg, "task._target_")).endswith(NO_BUDGET):
@@ -205,6 +229,7 @@ def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
             sys.exit(2)
         record_failure(cfg, run_dir, err)
     except OSError as err:
+        found(run_dir)
         folder = unwritable(err, run_dir)
         if folder is None:
             if not multirun:
@@ -223,6 +248,20 @@ def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
         record_failure(cfg, run_dir, err, traceback.format_exc())
     print(f"failed: {run_dir}", file=sys.stderr)
     return None
+
+
+def found(run_dir: Path) -> None:
+    """What a run found whose files could not be written (a full disk), said on the console, so it is
+    not lost with its record: the result line and the best layout found."""
+    record = last_built()
+    row = record.row() if record is not None else {}
+    if row.get("best") is None:
+        return
+    from experiments.tasks.optimise import summary_line
+
+    print(summary_line(row, run_dir).rsplit(" -> ", 1)[0] + " (not recorded: see below)")
+    if row.get("best_genome"):
+        print(f"best_genome: {row['best_genome']}")
 
 
 def record_failure(cfg: DictConfig, run_dir: Path, err: BaseException, trace: str | None = None) -> None:
@@ -354,15 +393,20 @@ def watch_sweep(hc: Any) -> None:
 
 def main() -> None:
     """Entry point: set up, check the command line in one line per mistake, then let Hydra run it."""
-    try:
-        setup(overrides.search_dirs(sys.argv[1:]))
-        overrides.check(sys.argv[1:])
-    except InputError as err:
-        sys.exit(f"error: {err}")
+    with interrupt.ends_quietly("while starting; nothing was run"):
+        try:
+            results_root()  # $PUZZLELAB_RESULTS set but empty, or a file: refused before it names a folder
+            setup(overrides.search_dirs(sys.argv[1:]))
+            overrides.check(sys.argv[1:])
+            capped, note = overrides.cap_workers(sys.argv[1:])
+        except InputError as err:
+            sys.exit(f"error: {err}")
+    if note:
+        print(note, file=sys.stderr)  # stderr: `--cfg job` output stays YAML
     argv = sys.argv[1:]
-    sys.argv[1:] = with_sweep_dir(argv)
+    sys.argv[1:] = with_sweep_dir(capped)
     os.environ[SWEEP_PID] = f"{os.getpid()}:{socket.gethostname()}"
-    from experiments import callbacks
+    from experiments import callbacks, sweep_lock
 
     callbacks.outcome.clear()
     os.environ.setdefault("HYDRA_FULL_ERROR", "1")  # Hydra raises to here instead of printing its own trace
@@ -374,9 +418,17 @@ def main() -> None:
             raise
         sys.exit(f"error: {problem}")
     except (HydraException, OmegaConfBaseException) as err:
-        sys.exit(f"error: {str(err).strip().splitlines()[0]}")
-    except KeyboardInterrupt:
+        sys.exit(f"error: {hydra_line(err)}")
+    except ValueError as err:  # Hydra's check of its flags, as a traceback
+        if not str(err).startswith("Only one of --run, --multirun, --cfg"):
+            raise
+        sys.exit(f"error: {err}; e.g. --cfg job shows the config of one run, without -m")
+    except KeyboardInterrupt as stop:
         stop_workers()
+        if isinstance(stop, sweep_lock.Ending):  # the runs are done; only the report is not
+            sweep_lock.release(stop.sweep_dir / sweep_lock.LOCK)  # now, not only at exit (atexit)
+            print(f"\n{stop.line()}", file=sys.stderr)
+            sys.exit(128 + stop.signum)
         again = " ".join(["python -m experiments.run", *map(quoted, argv)])
         print(
             f"\ninterrupted: every finished run is recorded; run the same command again to resume: {again}",
@@ -385,6 +437,15 @@ def main() -> None:
         sys.exit(INTERRUPTED)
     if callbacks.outcome.get("failed"):
         sys.exit(1)
+
+
+def hydra_line(err: Exception) -> str:
+    """Hydra's error as one line. A sweep's values past the first are composed only when the sweep
+    starts: one that does not fit (budget.evaluations=10,abc) says why, as the first value's would."""
+    merging = re.match(r"Error merging override (\S+)", str(err))
+    if merging:
+        return overrides.one_line(err, [merging.group(1)])
+    return str(err).strip().splitlines()[0]
 
 
 def stop_workers() -> None:

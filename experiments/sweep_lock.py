@@ -1,21 +1,32 @@
 """One sweep per folder: two sweeps started into one folder would both run every run (and race on its
 tables). The process that launches a sweep holds `sweep.lock` in its folder (its pid and host); another
 live process is refused, a lock whose process is gone (kill -9, a crash) is taken over with a note,
-and the lock goes when the sweep ends (also on Ctrl-C and failure: an atexit hook). Workers (joblib,
-Slurm jobs) never take it: only the sweep's own process does (experiments/callbacks.py)."""
+and the lock goes when the sweep ends (also on Ctrl-C and failure: an atexit hook, and on SIGTERM while
+the sweep's report is written: `SweepEnd`). Workers (joblib, Slurm jobs) never take it: only the sweep's
+own process does (experiments/callbacks.py)."""
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import signal
 import socket
 import sys
+import threading
 import time
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig
+
+from core import interrupt
 from core.errors import InputError
 
 LOCK = "sweep.lock"
+_before: dict[int, Any] = {}  # the signal handlers the sweep's end replaced, put back when it is done
 
 
 def owner() -> str:
@@ -88,10 +99,62 @@ def take_over(lock: Path) -> Path | None:
 
 
 def release(lock: Path) -> None:
-    """Remove the lock if this process still holds it (not one another sweep has since taken over)."""
+    """Remove the lock if this process still holds it (not one another sweep has since taken over), and
+    put back the signal handlers the sweep's end replaced."""
+    while _before:
+        signum, handler = _before.popitem()
+        with contextlib.suppress(ValueError):  # not the main thread: it set none
+            signal.signal(signum, handler)
     held = holder(lock)
     if held is not None and f"{held[0]} {held[1]}" == owner():
         try:
             lock.unlink(missing_ok=True)
         except OSError as err:
             print(f"note: could not remove the sweep's lock {lock}: {err.strerror}", file=sys.stderr)
+
+
+class Ending(KeyboardInterrupt):
+    """A signal while a sweep writes its end (its tables and report): experiments.run says in one line
+    how to write them, and exits 128 + the signal's number."""
+
+    def __init__(self, signum: int, sweep_dir: Path) -> None:
+        super().__init__(signum, sweep_dir)
+        self.signum, self.sweep_dir = signum, sweep_dir
+
+    def line(self) -> str:
+        return (
+            f"interrupted while the sweep's report was written: every run is recorded; write it with "
+            f"python -m experiments.report {self.sweep_dir} (or run the same command again, which reruns "
+            "none)"
+        )
+
+
+def guard_end(sweep_dir: Path) -> None:
+    """From here to the sweep's exit, SIGINT and SIGTERM raise `Ending`: the exit says how to write the
+    report and releases the lock (atexit). SIGTERM's default would kill the process with no word, no
+    report and a stale lock. A second signal a second or more after the first (not the same one
+    delivered twice) stops at once, still releasing the lock."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    first: list[float] = []
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        now = time.monotonic()
+        if not first:
+            first.append(now)
+            raise Ending(signum, sweep_dir)
+        if now - first[0] >= interrupt.REPEAT_WINDOW:
+            release(sweep_dir / LOCK)
+            os.write(2, b"\ninterrupted again: stopping now\n")
+            os._exit(128 + signum)
+
+    for signum in interrupt.SIGNALS:
+        _before.setdefault(signum, signal.signal(signum, stop))
+
+
+class SweepEnd(Callback):
+    """Guards the sweep's end (configs/config.yaml lists it after the report's callback, and Hydra calls
+    the ends of callbacks in reverse, so this runs first): see `guard_end`."""
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        guard_end(Path(config.hydra.sweep.dir))

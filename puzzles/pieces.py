@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from core.errors import InputError
+from puzzles.edge_matching.piece_files import read_text_file
 
 DATA = Path(__file__).parent / "data"
 FILLED, EMPTY, LAYER_BREAK = "#", ".", "~"
@@ -180,10 +181,11 @@ def parse_pieces(text: str, source: str = "<text>") -> list[Piece]:
 
 
 def read_pieces(path: str | Path) -> list[Piece]:
-    """Pieces from a file; a bare name like 'pentominoes' means the bundled data file."""
+    """Pieces from a file; a bare name like 'pentominoes' means the bundled data file. Read as the
+    edge-matching piece files are (`read_text_file`): UTF-8, a leading BOM (an editor's) accepted,
+    a folder, an unreadable or a binary file refused in one line."""
     path = Path(path)
     if not path.suffix and not path.exists():
         path = DATA / f"{path.name}.txt"
-    if not path.is_file():
-        raise InputError(f"piece file not found: {path}")
-    return parse_pieces(path.read_text(), str(path))
+    fix = "give a piece file drawn as puzzles/data/pentominoes.txt is, or a bundled name (pentominoes)"
+    return parse_pieces(read_text_file(path, "piece file", fix), str(path))

@@ -50,7 +50,7 @@ def test_a_run_without_a_budget_gets_its_optimisers_own(compose_config, optimize
 def test_a_budget_the_user_sets_is_the_budget(compose_config):
     cfg = compose_config("puzzle=eternity2", "optimizer=breaks", "budget.evaluations=1")
     cfg.choices = {"optimizer": "breaks"}
-    assert settle_budget(cfg) == "budget: 1 evaluations" and cfg.budget.seconds is None
+    assert settle_budget(cfg) == "budget: 1 evaluation" and cfg.budget.seconds is None
 
 
 @pytest.mark.slow

@@ -23,12 +23,12 @@ from typing import Any, cast
 
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
-from tqdm import tqdm
 
 from core import interrupt
 from core.errors import InputError, whole
 from core.faces import Face
 from experiments.build import build, component_name, config_columns, settings
+from experiments.live import compiling, steps
 from experiments.pairing import UnderBudget, as_builder, check_pair, needs
 from experiments.records import RunRecord, write_picture, write_record, write_table
 from experiments.schema import CONFIG_DIR, component
@@ -46,6 +46,7 @@ COLUMNS = [
     "seconds",
     "cpu_seconds",
 ]
+TIMING = ("seconds", "cpu_seconds")  # the machine's clocks: reproduce skips them
 
 # a constructive solver's cost: no budget
 FINISHED: dict[str, int | str | None] = {"evaluations": None, "stop_reason": "finished"}
@@ -185,10 +186,11 @@ class ColourSweep:
             component_name(cfg, "optimizer", optimizer),
             component_name(cfg, "puzzle", first),
         )
-        solver.warm_up(first)  # compile (or load numba's cache) before any clock starts
+        with compiling(cfg.progress):
+            solver.warm_up(first)  # compile (or load numba's cache) before any clock starts
         rows, name = [], component_name(cfg, "optimizer", solver)
         start, cpu_start = time.perf_counter(), time.process_time()
-        for colours in tqdm(counts, disable=not cfg.progress, desc=f"{name} n={base['n']}", leave=False):
+        for colours in steps(counts, f"{name} n={base['n']}", cfg.progress, unit="board"):
             if interrupt.requested():  # Ctrl-C: the colour counts solved so far are the record
                 break
             puzzle = build(OmegaConf.create({**base, "colours": colours}), "puzzle")
@@ -200,7 +202,7 @@ class ColourSweep:
             if colours in self.pictures:
                 write_picture(puzzle.draw(layout), run_dir / f"board_colours={colours}.png")
         table = pd.DataFrame(rows)
-        write_table(table, run_dir / TABLE)
+        write_table(table, run_dir / TABLE, timing=TIMING)
         config = {k: v for k, v in config_columns(cfg).items() if k != "puzzle.colours"}  # the sweep's axis
         config["budget.evaluations"] = budget.evaluations
         return write_record(

@@ -17,13 +17,13 @@ from typing import Any
 
 import pandas as pd
 from omegaconf import DictConfig
-from tqdm import tqdm
 
 from core import interrupt
 from core.errors import InputError
 from core.exact import CaseAnswer
 from core.faces import ExactPuzzle, Face
 from experiments.build import build, component_name, config_columns
+from experiments.live import steps
 from experiments.pairing import offers, puzzles_offering
 from experiments.records import (
     RunRecord,
@@ -34,6 +34,10 @@ from experiments.records import (
 )
 from heuristics import exact_backends
 from heuristics.exact_cover import solution_limit
+
+# The machine's clocks in every table this task writes (a case's seconds, a board's answer and the
+# share of its threads' time in jobs): reproduce skips them.
+TIMING = ("seconds", "cpu_seconds", "busy")
 
 
 class Exact:
@@ -94,8 +98,7 @@ class Exact:
         """Every case solved: one row (key, figures) each, and the answers with `draw` kept."""
         rows, answers = [], []
         cases = puzzle.cases() if cases is None else cases
-        bar = tqdm(cases, disable=not progress or len(cases) < 2, unit="case", leave=False, desc=puzzle.name)
-        for case in bar:
+        for case in steps(cases, puzzle.name, progress and len(cases) >= 2, unit="case"):
             if interrupt.requested():  # Ctrl-C: the cases solved so far are the answer
                 break
             answer = self.solve(puzzle, case)
@@ -134,7 +137,7 @@ class Exact:
             cpu_seconds=time.process_time() - cpu_start,
             extra=figures,
         )
-        row = write_record(run_dir, record)
+        row = write_record(run_dir, record, timing=TIMING)
         print(text)
         return row
 
@@ -142,7 +145,7 @@ class Exact:
 def write_file(path: Path, content: Any) -> None:
     """One file of a report: a table (.parquet and .csv), a titled page (.html), a picture."""
     if path.suffix == ".parquet":
-        write_table(content, path)
+        write_table(content, path, timing=TIMING)
     elif path.suffix == ".html":
         title, table = content
         write_html(title, table, path)

@@ -6,7 +6,8 @@ inner colour counts -> one table row per board.
 For each inner colour count the puzzle config (`puzzle=eternity2_like`: frame and inner palettes, a
 known perfect board) is built with that count, and the board measures itself under node caps (the
 puzzle's `hardness`: its family's exact search on one thread, the same nodes on every run). Writes
-`hardness_peak.parquet` (+ CSV, columns COLUMNS) and a one-row run record; the sweep's report
+`hardness_peak.parquet` (+ CSV, columns COLUMNS, its clocks TIMING) and a one-row run record naming
+the search (the board's `hardness_search`) as its optimizer; the sweep's report
 (experiments/hardness_report.py) joins every run's rows into one table, a plot per size and its
 section of report.md. Why a run per instance seed, every colour count inside: each run then holds
 easy and hard boards alike, so the runs the launcher spreads over the cores take about as long.
@@ -20,11 +21,11 @@ from typing import Any
 
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
-from tqdm import tqdm
 
 from core import interrupt
 from core.errors import InputError, whole
 from experiments.build import build, component_name, config_columns, settings
+from experiments.live import steps
 from experiments.records import RunRecord, write_record, write_table
 from experiments.schema import CONFIG_DIR, component
 
@@ -52,6 +53,7 @@ COLUMNS = [
     "seconds",
     "count_seconds",
 ]
+TIMING = ("probe_seconds", "seconds", "count_seconds")  # the machine's clocks: reproduce skips them
 
 
 def check_cap(key: str, value: Any, what: str) -> None:
@@ -115,7 +117,7 @@ class HardnessPeak:
         rows: list[dict[str, Any]] = []
         start, cpu_start = time.perf_counter(), time.process_time()
         desc = f"hardness n={base['n']} instance {base['instance_seed']}"
-        for colours in tqdm(self.colours, disable=not cfg.progress, desc=desc, leave=False):
+        for colours in steps(self.colours, desc, cfg.progress, unit="board"):
             if interrupt.requested():  # Ctrl-C: the boards measured so far are the record
                 break
             board = build(OmegaConf.create({**base, "inner_colours": colours}), "puzzle")
@@ -124,12 +126,12 @@ class HardnessPeak:
                 break
             rows.append(row)
         table = pd.DataFrame(rows, columns=COLUMNS)
-        write_table(table, run_dir / TABLE)
+        write_table(table, run_dir / TABLE, timing=TIMING)
         config = config_columns(cfg, ("puzzle", "task"))
         config.pop("puzzle.inner_colours", None)  # the sweep's axis, a column of the table
         config["puzzle.frame_colours"] = first.frame_colours  # the size's default when not given
-        record = RunRecord(
-            "hardness_peak", int(cfg.seed), component_name(cfg, "puzzle", first), config=config
+        record = RunRecord(  # the search named: a report's table would read a missing optimizer as nan
+            "hardness_peak", int(cfg.seed), component_name(cfg, "puzzle", first), first.hardness_search, config=config
         )
         record.seconds, record.cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
         record.extra = {"boards": len(table), "solved": int(table["solved"].sum())}

@@ -1,4 +1,8 @@
-"""Task `optimise`: a puzzle, an optimiser, a budget and a seed -> a run record."""
+"""Task `optimise`: a puzzle, an optimiser, a budget and a seed -> a run record.
+
+numba's compiles stay off the budget's clock: the warm-ups (the fitness, the face's kernel, a
+constructive solver or a pipeline's start) run before it starts, saying so when they compile, and a
+compile inside the run is left out of it (`LiveLine.clock`)."""
 
 from __future__ import annotations
 
@@ -11,11 +15,11 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from core import interrupt
-from core.faces import Construction, Describing, FitnessPuzzle, Printable, WithRunFiles
+from core.faces import Construction, Describing, Face, FitnessPuzzle, Printable, WithRunFiles
 from core.space import Result
 from experiments.build import build, component_name, config_columns, make_budget
-from experiments.live import LiveLine
-from experiments.pairing import Built, as_optimizer, check_pair, evaluation_kind, local_search_face
+from experiments.live import LiveLine, compiling
+from experiments.pairing import Built, as_optimizer, check_pair, evaluation_kind, local_search_face, needs
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
 from heuristics.minimize import minimize
 
@@ -43,6 +47,37 @@ def rescored(puzzle: FitnessPuzzle, solver: Any, result: Result) -> float:
             f"{score:g} on puzzle={puzzle.name}: a bug in the optimiser's tally"
         )
     return score
+
+
+def plural(count: int, word: str) -> str:
+    """1 evaluation, 2,343 evaluations."""
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
+def one_board(budget: DictConfig, solver: Any, name: str) -> str | None:
+    """What a budget in evaluations means for a constructive solver, whose one evaluation is a whole
+    board: one board, built with no time limit unless budget.seconds sets one (its settings fix the
+    work, so the same seed gives the same board on any machine), or under the solver's default time
+    when the run sets no budget at all. The line to print; None when the budget counts no evaluations.
+    """
+    if budget.evaluations is None:
+        return None
+    allowed = "" if budget.evaluations == 1 else f" (of the {budget.evaluations:,} allowed)"
+    head = f"budget for optimizer={name}: a constructive solver builds one board, its 1 evaluation{allowed}"
+    if budget.seconds is not None:
+        return f"{head}, within {budget.seconds:g} s"
+    own = getattr(solver, "default_seconds", None)
+    default = f" (with no budget set: its default, {own:g} s)" if own else ""
+    bound = f"set budget.seconds to bound it{default}"
+    return f"{head}, with no time limit: its settings fix the work, the same board on any machine; {bound}"
+
+
+def warm_start(solver: Any, puzzle: Any) -> None:
+    """Compile a pipeline's start (`solver.start`: a constructive solver it builds its first board with,
+    e.g. portfolio's backtracker) before the clock starts, as a constructive solver's own warm-up does."""
+    warm_up = getattr(getattr(solver, "start", None), "warm_up", None)
+    if callable(warm_up):
+        warm_up(puzzle)
 
 
 def stop_reason(built: Construction | None, result: Result) -> str:
@@ -103,14 +138,27 @@ class Optimise:
         check_pair(
             chosen, puzzle, component_name(cfg, "optimizer", chosen), component_name(cfg, "puzzle", puzzle)
         )
-        optimizer = as_optimizer(chosen, puzzle)
+        if needs(chosen) is Face.BOARD:
+            said = one_board(cfg.budget, chosen, component_name(cfg, "optimizer", chosen))
+            if said and cfg.progress:
+                print(said)
         budget = make_budget(cfg.budget, puzzle.known_optimum)
-        puzzle.fitness(puzzle.space.identity())  # compile (or load numba's cache) outside the clock
-        face = local_search_face(puzzle, chosen)
+        with compiling(cfg.progress):  # compile (or load numba's cache) outside the clock
+            optimizer = as_optimizer(chosen, puzzle)  # a constructive solver warms up here
+            puzzle.fitness(puzzle.space.identity())
+            face = local_search_face(puzzle, chosen)
+            warm_start(chosen, puzzle)
         describe = puzzle.describe if isinstance(puzzle, Describing) else (lambda value: f"{value:g}")
         with LiveLine(f"{optimizer.name} seed {cfg.seed}", budget, describe, cfg.progress) as line:
             result = minimize(
-                puzzle.fitness, puzzle.space, optimizer, budget, int(cfg.seed), line.seen, face=face
+                puzzle.fitness,
+                puzzle.space,
+                optimizer,
+                budget,
+                int(cfg.seed),
+                line.seen,
+                face=face,
+                clock=line.clock,  # wall-clock seconds, numba's compiles left out
             )
         trace = pd.DataFrame(result.trace, columns=list(TRACE_COLUMNS))
         built = optimizer.last if isinstance(optimizer, Built) else None
@@ -139,5 +187,6 @@ def summary_line(row: dict[str, Any], run_dir: Path) -> str:
         )
     return (
         f"{row['puzzle']} | {row['optimizer']} | seed {row['seed']}: {best} after "
-        f"{row['evaluations']:,} evaluations, {row['seconds']:.2f} s ({row['stop_reason']}) -> {run_dir}"
+        f"{plural(int(row['evaluations']), 'evaluation')}, {row['seconds']:.2f} s ({row['stop_reason']}) "
+        f"-> {run_dir}"
     )

@@ -9,9 +9,11 @@ the puzzle's known optimum. With racing (`task.race=wilcoxon`, the default) the 
 shuffled order and each run is reported to the study's pruner, which stops a setting clearly worse
 than the best so far (experiments/racing.py); trials.csv says for each trial how many runs it had and
 why it stopped. A finished run is read back, not run again (an interrupted one is), and the study is
-kept in the sweep directory (optuna.db), so the same command again continues it. At the end of the
-sweep (experiments/callbacks.py) `write_tuned` turns Optuna's best trial (optimization_results.yaml,
-written by the sweeper) into an optimizer YAML.
+kept in the sweep directory (optuna.db), so the same command again continues it. A finished run whose
+saved config is not this trial's (a folder in which another study, with another budget say, tried the
+same setting) is kept and the trial refused in one line: its runs would mix with this study's. At the
+end of the sweep the sweeper (and then experiments/callbacks.py) `write_tuned` turns Optuna's best
+trial (optimization_results.yaml) into an optimizer YAML, and trials.csv lists the study's trials.
 
     python -m experiments.run +experiment=tune_sa_eternity2_like
 """
@@ -30,8 +32,8 @@ from omegaconf import DictConfig, OmegaConf
 from core import interrupt
 from core.errors import InputError
 from experiments.build import config_columns
-from experiments.racing import open_race, run_value
-from experiments.records import atomic_write, is_complete, read_row, write_config, write_table
+from experiments.racing import open_race, run_value, study_name
+from experiments.records import CONFIG, atomic_write, is_complete, read_row, write_config, write_table
 from experiments.stats import ert
 from experiments.tasks.optimise import Optimise
 
@@ -128,6 +130,7 @@ class Tune:
                 break
             inner, where = pairs[step]
             if is_complete(where) and read_row(where).get("stop_reason") != "interrupted":
+                check_same(inner, where)
                 print(f"skip (already complete): {where}")
             else:
                 write_config(inner, where)
@@ -143,6 +146,7 @@ class Tune:
         value = score(rows, self.statistic)
         trial = {
             "trial": trial_number(),
+            "study": study_name(),  # trials.csv keeps the sweep's study only (write_tuned)
             "optimizer": rows[0]["optimizer"],
             **config_columns(cfg, ("optimizer", "budget")),
             "statistic": self.statistic,
@@ -162,14 +166,33 @@ class Tune:
         return trial
 
 
+def check_same(inner: DictConfig, where: Path) -> None:
+    """A finished run is this trial's only when its saved config is the one composed now; else it is
+    kept and the trial refused (one line), rather than its result passed off as this setting's."""
+    from experiments.run import changed_keys
+
+    changed = changed_keys(where / CONFIG, inner) if (where / CONFIG).is_file() else []
+    if changed:
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        raise InputError(
+            f"{where} holds a finished run with other settings ({', '.join(changed[:3])}{more}), another "
+            "study's in this sweep folder: it is kept, and this trial not scored on it; tune into another "
+            "folder with hydra.sweep.dir=..."
+        )
+
+
 def write_tuned(sweep_dir: Path, base: str, task: DictConfig) -> Path | None:
-    """After an Optuna sweep: every trial in `trials.csv`, and the best settings as an optimizer YAML
-    (`configs/optimizer/<base>_tuned.yaml` in the sweep directory), ready to use."""
+    """After an Optuna sweep: every trial of its study in `trials.csv`, and the best settings as an
+    optimizer YAML (`configs/optimizer/<base>_tuned.yaml` in the sweep directory), ready to use."""
     results = sweep_dir / "optimization_results.yaml"
     trials = [pd.read_parquet(p).assign(trial_dir=str(p.parent)) for p in sorted(sweep_dir.rglob(TRIAL))]
     if not results.is_file() or not trials:
         return None
+    found = OmegaConf.load(results)
+    assert isinstance(found, DictConfig)
     table = pd.concat(trials, ignore_index=True)
+    if found.get("study_name") and "study" in table:  # another study's trials in this folder: not these
+        table = table[table["study"].isna() | (table["study"] == found.study_name)]
     if "stopped" in table:  # a raced trial's objective is over fewer runs: finished trials come first
         table = table.assign(finished=table["stopped"].fillna("all runs") == "all runs")
         table = table.sort_values(["finished", "objective", "trial"], ascending=[False, True, True])
@@ -177,7 +200,6 @@ def write_tuned(sweep_dir: Path, base: str, task: DictConfig) -> Path | None:
     else:
         table = table.sort_values(["objective", "trial"])  # Optuna's best first
     write_table(table, sweep_dir / TRIALS)
-    found = OmegaConf.load(results)
     settings = {
         k.removeprefix("optimizer."): v for k, v in found.best_params.items() if k.startswith("optimizer.")
     }

@@ -18,14 +18,23 @@ hydra-optuna-sweeper (which needs Optuna < 3) and reads the same `hydra.sweeper.
                 choice(a, b), a,b,c, range(a, b[, step]); sweeps on the command line join them, and a
                 fixed value on the command line takes a setting out of the search
 
-A resumed study's seeded sampler is seeded with hydra.sweeper.sampler.seed plus the number of trials the
-study has, so it proposes new settings rather than the first run's again. A trial is one job; its
-return value is the objective; a job that the pruner stopped (task=tune racing over instances) is told
-as PRUNED and counts toward n_trials. A failed job, or one that returns None or NaN,
-is told to Optuna as FAIL and the sweep goes on. Trials that a stopped sweep (Ctrl-C, a killed process)
-left RUNNING are launched again, with their own numbers and settings, when the same command runs again.
-At the end the study's best is written to `<sweep dir>/optimization_results.yaml` (name, best_params,
-best_value), the file experiments/tasks/tune.py turns into an optimizer YAML.
+A study keeps its identity (experiments/optuna_study.py): what it searches (each setting's interval or
+choices), its direction, and the settings that say what a trial measures (task: instances, seeds,
+racing; budget; puzzle; optimiser). A sweep whose identity differs from the study it opens is refused
+in one line naming what differs and a new study name, before any trial: the two would share trials, and
+the study's best would pass as this sweep's. A resumed study's seeded sampler is seeded with
+hydra.sweeper.sampler.seed plus the number of trials the study has, so it proposes new settings rather
+than the first run's again. A trial is one job; its return value is the objective; a job that the
+pruner stopped (task=tune racing over instances) is told as PRUNED and counts toward n_trials. A failed
+job, or one that returns None or NaN, is told to Optuna as FAIL and the sweep goes on. Trials that a
+stopped sweep (Ctrl-C, a killed process) left RUNNING are launched again, with their own numbers and
+settings, when the same command runs again.
+At the end the study's best is written to `<sweep dir>/optimization_results.yaml` (name, study_name,
+best_params, best_value), and for task=tune, at once, trials.csv and the tuned optimizer YAML
+(experiments/tasks/tune.py write_tuned): cheap files, written before the sweep's slow report, with
+Ctrl-C or SIGTERM held until they are whole; a stop then, or during the report that follows, ends the
+sweep as experiments/sweep_lock.py's guard_end says (one line on how to write the report, the sweep
+lock released), where SIGTERM ended the process with no word, no trials.csv and a stale lock.
 
 Optuna is imported only when a sweep starts: Hydra imports every plugin module on every run (and
 without registering it in sys.modules, so no `from __future__ import annotations` here: dataclasses
@@ -35,7 +44,10 @@ would look the module up).
 import copy
 import logging
 import math
-from collections.abc import Mapping, Sequence
+import signal
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
@@ -53,8 +65,10 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from experiments.optuna_study import (
     PRUNED,
     SweeperError,
+    damage,
     dashboard,
     default_name,
+    identity_of,
     located,
     open_study,
 )
@@ -77,6 +91,8 @@ SAMPLERS = {
 NEEDS = {"cmaes": ("cmaes", "pip install cmaes"), "gp": ("torch", "pip install torch")}  # module, install
 DIRECTIONS = ("minimize", "maximize")
 RESULTS = "optimization_results.yaml"
+MEASURED = ("task", "budget", "puzzle", "optimizer")  # the config groups that say what a trial measures
+STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
 @dataclass
@@ -151,7 +167,8 @@ def grid_values(space: "Mapping[str, BaseDistribution]") -> dict[str, list[Any]]
             grid[key] = list(range(dist.low, dist.high + 1, dist.step))
         else:
             raise SweeperError(
-                f"hydra.sweeper.sampler.name=grid needs listed values: give {key} as choice(...), a,b,c or range(...), not an interval"
+                f"hydra.sweeper.sampler.name=grid needs listed values: give {key} as choice(...), a,b,c "
+                "or range(...), not an interval"
             )
     return grid
 
@@ -170,12 +187,14 @@ def make_sampler(spec: Mapping[str, Any], space: "Mapping[str, BaseDistribution]
     cls = getattr(optuna.samplers, SAMPLERS[name], None)
     if cls is None:
         raise SweeperError(
-            f"hydra.sweeper.sampler.name={name} needs a newer Optuna than {optuna.__version__}: pip install -U optuna"
+            f"hydra.sweeper.sampler.name={name} needs a newer Optuna than {optuna.__version__}: "
+            "pip install -U optuna"
         )
     if name in NEEDS and find_spec(NEEDS[name][0]) is None:
         module, install = NEEDS[name]
         raise SweeperError(
-            f"hydra.sweeper.sampler.name={name} needs {module}, which is not installed: {install} (or use another sampler)"
+            f"hydra.sweeper.sampler.name={name} needs {module}, which is not installed: {install} "
+            "(or use another sampler)"
         )
     if name == "grid":
         options["search_space"] = grid_values(space)
@@ -234,8 +253,71 @@ def trial_of(study: "Study", number: int) -> "FrozenTrial":
 def plain(node: Any) -> Any:
     """A config node as plain Python (dicts and lists), anything else as it is."""
     if isinstance(node, DictConfig | ListConfig):
-        return OmegaConf.to_container(node, resolve=True)
+        try:
+            return OmegaConf.to_container(node, resolve=True)
+        except Exception:  # an interpolation only a job resolves: compared as written
+            return OmegaConf.to_container(node, resolve=False)
     return node
+
+
+def flat(node: Any, prefix: str) -> dict[str, Any]:
+    """A plain config as {dotted key: value} (a list is one value)."""
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            out.update(flat(value, f"{prefix}.{key}"))
+        return out
+    return {prefix: node}
+
+
+def measured(config: DictConfig) -> dict[str, Any]:
+    """The settings that say what a trial measures, flat: the task's (instances, seeds, racing), the
+    budget, the puzzle and the optimiser; and the seed, unless the task runs seeds of its own."""
+    out: dict[str, Any] = {}
+    for group in MEASURED:
+        if config.get(group) is not None:
+            out.update(flat(plain(config.get(group)), group))
+    if "task.seeds" not in out:
+        out["seed"] = plain(config.get("seed"))
+    return out
+
+
+def searched(key: str, space: Mapping[str, Any]) -> bool:
+    """Whether the search sets this setting (itself, or a group it is in)."""
+    return any(key == s or key.startswith(f"{s}.") for s in space)
+
+
+def stop_now(signum: int, frame: Any) -> None:
+    """SIGTERM as Ctrl-C: the app then says in one line how to finish, and its exit hooks run."""
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def stops_held(sweep_dir: Path) -> Iterator[None]:
+    """Within the block, Ctrl-C and SIGTERM wait for it to end; after it, and for the rest of the sweep's
+    end (its report), either stops the sweep as experiments/sweep_lock.py's guard_end says: one line on
+    how to write the report, the lock released. Main thread only: elsewhere signals stay as they are."""
+    from experiments import sweep_lock
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    before = {number: signal.signal(number, lambda signum, frame: held.append(signum)) for number in STOPS}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():  # put back first: guard_end keeps them to restore
+            signal.signal(number, handler)
+        guard = getattr(sweep_lock, "guard_end", None)
+        if guard is not None:
+            guard(sweep_dir)
+        else:  # a sweep_lock without it: SIGTERM as Ctrl-C, which the app says in one line
+            for number in STOPS:
+                signal.signal(number, stop_now)
+    if held:
+        ending = getattr(sweep_lock, "Ending", None)
+        raise KeyboardInterrupt if ending is None else ending(held[0], sweep_dir)
 
 
 class OptunaSweeper(Sweeper):
@@ -259,6 +341,8 @@ class OptunaSweeper(Sweeper):
         self.params: dict[str, Any] = dict(plain(params) or {})
         self.launcher: Launcher | None = None
         self.task: dict[str, Any] = {}
+        self.measured: dict[str, Any] = {}
+        self.config: DictConfig | None = None
         self.sweep_dir = Path(".")
 
     def setup(self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig) -> None:
@@ -270,6 +354,8 @@ class OptunaSweeper(Sweeper):
         self.sweep_dir = Path(str(config.hydra.sweep.dir))
         self.storage = located(self.storage, self.sweep_dir)
         self.task = plain(config.get("task")) or {}
+        self.measured = measured(config)
+        self.config = config
 
     def check(self) -> None:
         if self.direction not in DIRECTIONS:
@@ -294,8 +380,18 @@ class OptunaSweeper(Sweeper):
         if race != "off" and self.storage is None:
             raise SweeperError(racing.NEEDS_STORAGE)
 
+    def identity(self, space: "Mapping[str, BaseDistribution]", arguments: Sequence[str]) -> dict[str, str]:
+        """This sweep's study identity: its search, direction, and what a trial measures (the composed
+        config, less the settings searched, plus hydra.sweeper.params' fixed values, which the jobs
+        get but this config does not; the command line's win over them)."""
+        given = {a.split("=", 1)[0].lstrip("+~") for a in arguments}
+        settings = {k: v for k, v in self.measured.items() if not searched(k, space)}
+        settings.update({k: plain(v) for k, v in self.params.items() if k not in space and k not in given})
+        return identity_of(space, self.direction, settings)
+
     def sweep(self, arguments: list[str]) -> None:
-        from optuna.trial import TrialState
+        from optuna.exceptions import StorageInternalError
+        from sqlalchemy.exc import SQLAlchemyError
 
         self.check()
         self.check_race()
@@ -305,12 +401,28 @@ class OptunaSweeper(Sweeper):
                 "hydra/sweeper=optuna has nothing to tune: give settings to search in hydra.sweeper.params "
                 "or on the command line, e.g. 'optimizer.t_start=tag(log, interval(0.1, 5.0))'"
             )
+        try:
+            self.run_study(space, fixed, self.identity(space, arguments))
+        except (ValueError, SQLAlchemyError, StorageInternalError) as err:  # the study's file damaged
+            found = damage(self.storage, str(self.storage), err)
+            if found is None:
+                raise
+            raise found from None
+
+    def run_study(
+        self, space: "dict[str, BaseDistribution]", fixed: list[str], identity: dict[str, str]
+    ) -> None:
+        """Open (or create) the study and run its trials still to go; then its end files."""
+        from optuna.trial import TrialState
+
         sampler = make_sampler(self.sampler, space)
         n_trials = self.n_trials
         if str(self.sampler.get("name", "tpe")).lower() == "grid":
             n_trials = min(n_trials, math.prod(len(v) for v in grid_values(space).values()))
         name = default_name(self.study_name, self.sweep_dir)
-        study = open_study(self.storage, name, sampler, self.direction)
+        inside = self.storage is not None and f"{self.sweep_dir}/" in self.storage  # its files shared too
+        folder = self.sweep_dir if inside else None
+        study = open_study(self.storage, name, sampler, self.direction, identity=identity, folder=folder)
         earlier = len(study.get_trials(deepcopy=False))
         if earlier and isinstance(self.sampler.get("seed"), int):
             # a seeded sampler started afresh would propose the first run's settings again: a resumed
@@ -336,7 +448,9 @@ class OptunaSweeper(Sweeper):
                 batch.append((trial.number, dict(trial.params)))
             self.run(study, batch, fixed)
             to_go -= len(batch)
-        self.write_results(study)
+        with stops_held(self.sweep_dir):  # cheap and wanted most: whole before the slow report
+            if self.write_results(study):
+                self.write_tuned()
 
     def run(self, study: "Study", batch: list[tuple[int, dict[str, Any]]], fixed: list[str]) -> None:
         """Launch a batch of trials (number, settings) and tell Optuna each one's objective. A sweep
@@ -367,16 +481,39 @@ class OptunaSweeper(Sweeper):
                     tell(study, number, value, TrialState.COMPLETE)
                     log.info(f"Trial {number}: {value:g}")
 
-    def write_results(self, study: "Study") -> None:
-        """The study's best trial in optimization_results.yaml (name, best_params, best_value)."""
+    def write_results(self, study: "Study") -> bool:
+        """The study's best trial in optimization_results.yaml (name, study_name, best_params,
+        best_value); False when no trial is complete."""
         try:
             best = study.best_trial
         except ValueError:
             log.warning(f"no trial of the study {study.study_name!r} is complete: no {RESULTS} written")
-            return
+            return False
         self.sweep_dir.mkdir(parents=True, exist_ok=True)
-        results = {"name": "optuna", "best_params": dict(best.params), "best_value": best.value}
+        results = {
+            "name": "optuna",
+            "study_name": study.study_name,  # trials.csv keeps this study's trials (tasks/tune.py)
+            "best_params": dict(best.params),
+            "best_value": best.value,
+        }
         OmegaConf.save(OmegaConf.create(results), self.sweep_dir / RESULTS)
         log.info(f"Best trial {best.number}: {best.value:g} with {best.params} -> {self.sweep_dir / RESULTS}")
         if self.storage is not None:
             log.info(f"See the study: {dashboard(self.storage)}")
+        return True
+
+    def write_tuned(self) -> None:
+        """For task=tune, trials.csv and the tuned optimizer YAML now, before the sweep's report (which
+        writes them again, and says in one line why when they cannot be written)."""
+        from experiments.tasks.tune import write_tuned
+
+        if self.config is None or not str(self.task.get("_target_", "")).endswith(".Tune"):
+            return
+        try:
+            tuned = write_tuned(
+                self.sweep_dir, self.config.hydra.runtime.choices.get("optimizer"), self.config.task
+            )
+        except Exception:  # the report's end tries again and says why (experiments/callbacks.py)
+            return
+        if tuned is not None:
+            log.info(f"Tuned settings -> {tuned} (trials: {self.sweep_dir / 'trials.csv'})")

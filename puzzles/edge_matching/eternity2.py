@@ -231,6 +231,8 @@ class Eternity2Like(EdgeMatching):
                 f"{n} x {m} board's {inner} inner joins; list counts from 2 to {inner}"
             )
 
+    hardness_search = "perfect_search"  # the search `hardness` measures a board by (a record's optimizer)
+
     def hardness(self, max_nodes: int, count_nodes: int | None, order: str = "auto") -> dict[str, Any]:
         """This planted board's row of the hardness study: its palettes, Owen's estimate for them, and
         the perfect search's figures under node caps (puzzles/edge_matching/hardness.py)."""
