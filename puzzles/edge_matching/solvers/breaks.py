@@ -53,6 +53,7 @@ from core import progress
 from core.errors import InputError
 from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.solvers.base import BoardBuilder, alarm
+from puzzles.edge_matching.solvers.beam import warm_up as beam_warm_up
 from puzzles.edge_matching.solvers.breaks_tables import ORDERS, RestartRun, Tables
 from puzzles.edge_matching.solvers.breaks_walk import _complete, _restart, _unmatched
 
@@ -266,7 +267,10 @@ class Breaks(BoardBuilder):
         )
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
+        """The walk's kernels, and the finishing beam's when it has one, compiled off the clock."""
         warm_up()
+        if self.finish_width:
+            beam_warm_up()
 
     def choose_quota(
         self, tables: Tables, stop: np.ndarray, abandon: tuple[int, int], budget: int | None
@@ -317,7 +321,7 @@ class Breaks(BoardBuilder):
         tables = Tables(puzzle, self.order, self.tail, self.schedule, self.rim_breaks, self.parity)
         check_quota_colours(self.quota or [], tables.frame_colours, tables.inner_colours)
         if seconds is not None:
-            warm_up()
+            self.warm_up(puzzle)
         depth = self.abandon_depth
         abandon = (self.abandon_nodes, round(ABANDON_DEPTH * tables.cells_count) if depth is None else depth)
         budget = self.max_nodes or (DEFAULT_MAX_NODES if seconds is None else None)
