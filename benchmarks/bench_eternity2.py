@@ -498,6 +498,14 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="NAME=VALUE",
         help="a breaks setting of the baseline",
     )
+    ladder.add_argument(
+        "--ablate",
+        action="append",
+        type=breaks_setting,
+        default=[],
+        metavar="NAME=VALUE",
+        help="a side more: ours with this one setting changed (an ablation row; repeat for more)",
+    )
     ladder.add_argument("--no-baseline", action="store_true")
     ladder.add_argument("--plot", default=None, help="draw the ladder into this PNG file")
     sweep = sub.add_parser("sweep")
@@ -548,6 +556,7 @@ def checks(args: argparse.Namespace) -> dict[str, Callable[[], object]]:
     if args.what == "ladder":
         out["--set"] = lambda: Breaks(**_settings(args.set))
         out["--baseline-set"] = lambda: Breaks(**_settings(args.baseline_set))
+        out["--ablate"] = lambda: [Breaks(**_settings([*args.set, one])) for one in args.ablate]
     named = {"official": "method", "anytime": "methods", "generated": "optimizers", "sweep": "optimizers"}
     if args.what in named:
         chains = getattr(args, "chains", 1)
