@@ -11,6 +11,7 @@
     python -m benchmarks.bench_eternity2 sweep --seconds 10 --optimizers exact_first,breaks,portfolio
     python -m benchmarks.bench_eternity2 walk --restarts 8 --repeats 5
     python -m benchmarks.bench_eternity2 ladder --seconds 600 --threads 2 [--set abandon_nodes=1000000]
+    python -m benchmarks.bench_eternity2 parity --restarts 24
 
 speed: evaluations per CPU second through the Objective on 16 x 16, one core: priced moves of
 `sa_compiled` against fitness calls (candidates) of today's `sa`, both measured in this run.
@@ -29,8 +30,9 @@ with beam_refine's widths) runs `--seconds` of wall-clock time per seed as `pyth
 threads), side by side in this run; it prints the matched joins of the best board at 1, 10, 60, 600
 and 3,600 s (those within the budget, read from the run's trace), the final board re-scored, where
 `breaks` spends its nodes by depth, and the plateau walk's operator shares.
-walk, ladder: the break backtracker's placements per second beside the walk before it, and its complete
-boards per hour at each score (benchmarks/eternity2_ladder.py).
+walk, ladder, parity: the break backtracker's placements per second beside the walk before it, its
+complete boards per hour at each score, and the share of its deepest partial boards that parity proves
+dead (benchmarks/eternity2_ladder.py).
 sweep: the colour sweep's hard counts (issue 33's last target): the seed's pseudo Eternity II (no
 turns, centre given; `puzzles.edge_matching.seed_sweep.puzzle_for`) at `--boards` (n,colours; by default
 the three counts whose best median was below 95%), instances 0..`--seeds`-1, each optimiser of
@@ -58,7 +60,7 @@ import numba
 import numpy as np
 
 from benchmarks import flags
-from benchmarks.eternity2_ladder import _settings, bench_ladder, bench_walk, new_plot, save_plot
+from benchmarks.eternity2_ladder import _settings, bench_ladder, bench_parity, bench_walk, new_plot, save_plot
 from benchmarks.eternity2_rescore import rescored
 from benchmarks.timing import compare, report
 from core.space import Budget
@@ -474,6 +476,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     walk = sub.add_parser("walk")
     walk.add_argument("--restarts", type=flags.count, default=8)
     walk.add_argument("--repeats", type=flags.count, default=5)
+    parity = sub.add_parser("parity")
+    parity.add_argument("--restarts", type=flags.count, default=24)
+    parity.add_argument("--nodes", type=flags.count, default=50_000_000)
+    parity.add_argument("--depth", type=flags.whole(1, 256), default=240)
     ladder = sub.add_parser("ladder")
     ladder.add_argument("--seconds", type=flags.seconds, default=600)
     ladder.add_argument("--seeds", type=flags.count, default=1)
@@ -583,6 +589,8 @@ def main(argv: list[str] | None = None) -> None:
         bench_walk(args)
     elif args.what == "ladder":
         bench_ladder(args)
+    elif args.what == "parity":
+        bench_parity(args)
     else:
         bench_generated(args)
 

@@ -32,7 +32,12 @@ from puzzles.edge_matching.solvers import breaks_walk as after
 from puzzles.edge_matching.solvers.breaks import Breaks, RestartOutcome
 from puzzles.edge_matching.solvers.breaks_tables import Tables, no_parity
 
-QUOTA_SEED0 = [1, 15, 17]  # the triple the probes choose on the official set for seed 0 (30 s run)
+QUOTA_SEED0 = [1, 15, 17]
+QUOTA_RUN = [
+    3,
+    20,
+    7,
+]  # the triple the probes chose in the ladder's runs (seed 0, 600 s, two threads)  # the triple the probes choose on the official set for seed 0 (30 s run)
 EII_PER_HOUR = {463: 2040, 464: 115, 465: 6.9, 466: 0.32}  # Verhaard's eii, 82 days on one 2009 PC
 DEPTH_BINS = (0, 160, 192, 224, 240, 248, 256, 257)
 
@@ -97,6 +102,56 @@ def bench_walk(args) -> None:
             work=dict.fromkeys(sides, placements),
             targets={"now": "target >= 3x"},
         )
+
+
+def odd_and_breaks(tables: Tables, board: np.ndarray) -> tuple[int, int, list[int]]:
+    """A partial board's colours left odd by its broken joins (the pieces' own odd colours counted, as
+    the walk counts them), its breaks, and the fill depth of each break (of its later cell)."""
+    col, nb, cells = tables.lists[0], tables.geometry[9], tables.geometry[0]
+    position = np.empty(len(cells), np.int64)
+    position[cells] = np.arange(len(cells))
+    bits, odd = tables.parity
+    odd, depths = int(odd), []
+    for x in np.flatnonzero(board >= 0):
+        for side in (2, 1):
+            y = nb[x, side]
+            if y >= 0 and board[y] >= 0 and col[board[x], side] != col[board[y], (side + 2) % 4]:
+                odd ^= int(bits[col[board[x], side]] ^ bits[col[board[y], (side + 2) % 4]])
+                depths.append(int(max(position[x], position[y])))
+    return bin(odd).count("1"), len(depths), depths
+
+
+def bench_parity(args) -> None:
+    """The deep partial boards of today's walk (no parity cut): how many parity alone proves dead
+    within the schedule's breaks, how deep restarts get, and where their breaks are spent."""
+    tables = Tables(Eternity2(), "staircase", None, None, parity=False)
+    allowance = int(tables.allow[-1])
+    deep, dead, depths, reached = 0, 0, Counter(), Counter()
+    started = time.perf_counter()
+    for seed in range(args.restarts):
+        run = tables.restart(args.nodes, seed, np.zeros(1, np.int64), QUOTA_RUN, (3_000_000, 160))
+        reached[min(run.deepest // 8 * 8, 256)] += 1
+        if run.deepest < args.depth:
+            continue
+        odd, breaks, at = odd_and_breaks(tables, run.deep_board)
+        deep += 1
+        dead += odd > 2 * (allowance - breaks)
+        depths.update(d // 8 * 8 for d in at)
+        print(
+            f"  restart {seed}: deepest {run.deepest}, {breaks} breaks, {odd} colours odd, "
+            f"{allowance - breaks} breaks left: {'dead by parity' if odd > 2 * (allowance - breaks) else 'alive'}",
+            flush=True,
+        )
+    print(
+        f"\nofficial set, starter only, quota {QUOTA_RUN}, {args.restarts} restarts of {args.nodes:,} placements "
+        f"(abandoned after 3,000,000 short of depth 160), the schedule's {allowance} breaks, "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+    print(f"restarts by deepest depth (bins of 8): {dict(sorted(reached.items()))}")
+    print(
+        f"deepest partials at depth {args.depth} or more: {deep}; dead by parity within the schedule: {dead}"
+    )
+    print(f"their breaks by depth (bins of 8): {dict(sorted(depths.items()))}")
 
 
 def outcome_profile(outcomes: tuple[RestartOutcome, ...], cells: int) -> str:
