@@ -30,7 +30,7 @@ from benchmarks.timing import compare, context, report
 from puzzles.edge_matching.eternity2 import Eternity2
 from puzzles.edge_matching.solvers import breaks_walk as after
 from puzzles.edge_matching.solvers.breaks import Breaks, RestartOutcome
-from puzzles.edge_matching.solvers.breaks_tables import Tables, no_parity
+from puzzles.edge_matching.solvers.breaks_tables import Tables, no_parity, odd_colours
 
 QUOTA_SEED0 = [1, 15, 17]
 QUOTA_RUN = [
@@ -110,7 +110,7 @@ def odd_and_breaks(tables: Tables, board: np.ndarray) -> tuple[int, int, list[in
     col, nb, cells = tables.lists[0], tables.geometry[9], tables.geometry[0]
     position = np.empty(len(cells), np.int64)
     position[cells] = np.arange(len(cells))
-    bits, odd = tables.parity
+    bits, odd = odd_colours(tables.table, tables.board0, nb, tables.lists[6])  # as the walk with parity on
     odd, depths = int(odd), []
     for x in np.flatnonzero(board >= 0):
         for side in (2, 1):
