@@ -2,7 +2,7 @@
 puzzles and proofs of no board. Every board a search returns is checked (each piece once, grey only on
 the rim, pre-placed pieces kept) and re-scored: 0 unmatched joins.
 
-    python -m benchmarks.bench_exact_edge speed [--nodes 200000000] [--repeats 3]
+    python -m benchmarks.bench_exact_edge speed [--nodes 200000000] [--repeats 3]  (placements/s)
     python -m benchmarks.bench_exact_edge tree [--nodes 200000000]
     python -m benchmarks.bench_exact_edge order [--instances 5] [--nodes 200000000]
     python -m benchmarks.bench_exact_edge hardest [--instances 10] [--seconds 600] [--threads 2] [--sides portfolio]
@@ -23,18 +23,19 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from benchmarks import flags
-from benchmarks import perfect_search_before as before_search
+from benchmarks import flags, row_scan_ref
+from benchmarks import perfect_search_54dab70 as frozen_search
 from benchmarks.row_scan import first_board
-from benchmarks.timing import Timing, compare, report
+from benchmarks.timing import Timing, report
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.eternity2 import HARDEST_COLOURS, Eternity2, Eternity2Like
 from puzzles.edge_matching.seed_sweep import puzzle_for
-from puzzles.edge_matching.solvers.perfect_search import Board, estimate_orders, search
+from puzzles.edge_matching.solvers.perfect_search import Board, estimate_orders, generated, search
 from puzzles.edge_matching.solvers.perfect_search.probe import PROBES
 
 CLUES = "puzzles/data/eternity2/clue{}.txt"
@@ -48,40 +49,139 @@ def checked(puzzle, answer) -> str:
     return "checked" if answer.boards else "no board"
 
 
+SPEED_BOARDS = {  # name: (n, instance seed); generated peak boards (3 frame colours + the hardest inner)
+    "generated 7x7 (3 frame + 6 inner colours), #3": (7, 3),
+    "generated 8x8 (3 frame + 8 inner colours), #0": (8, 0),
+}
+
+
 def speed(args) -> None:
-    """Nodes per second on one core: the same cap, boards where no side finishes; today's walk against the
-    one before issue 34 (benchmarks/perfect_search_before.py) and the row scan before both."""
-    boards = {
-        "generated 7x7 (3 frame + 6 inner colours), #3": Eternity2Like(n=7, instance_seed=3),
-        "generated 8x8 (3 frame + 8 inner colours), #0": Eternity2Like(n=8, instance_seed=0),
+    """Pieces placed per second per thread (the community's unit): the walk now (generated per board,
+    issue 56), the frozen walk of commit 54dab70 (benchmarks/perfect_search_54dab70/, the baseline) and
+    a plain C row scan (benchmarks/row_scan_ref.c, built here with cc -O3 if a compiler is present), on
+    the same boards in the same run, interleaved, one thread each, order rows, no symmetry, capped at
+    --nodes; every side must walk the same tree (nodes, placements, boards), the reference's whole tree
+    is checked against the row order's on a 6 x 6 first."""
+    with row_scan_ref.temporary() as folder:
+        exe = row_scan_ref.build(Path(folder))
+        if exe is None:
+            print("no C compiler (cc, gcc, clang): the C reference is skipped")
+        else:
+            _reference_tree(exe, Path(folder))
+        for name, (n, seed) in SPEED_BOARDS.items():
+            p = Eternity2Like(n=n, instance_seed=seed)
+            print(f"\n{name}, capped at {args.nodes:,} nodes, one thread, order rows, no symmetry")
+            _speed_board(p, args, exe, Path(folder))
+
+
+def _walk_once(board, nodes: int) -> tuple[tuple[int, int, int], float]:
+    """((nodes, placements, boards), CPU seconds) of one walk from the empty board to the cap."""
+    never, f = np.zeros(1, np.int64), len(board.order)
+    started = time.process_time()
+    _, found, walked, placed, _ = board.walk(
+        board.fresh_state(), 0, f, 1 << 62, nodes, never, never.copy(), 1
+    )
+    return (walked, placed, found), time.process_time() - started
+
+
+def _speed_board(p, args, exe, folder: Path) -> None:
+    board = Board(p.table, p.n, p.m, p.preplaced, "rows", lookahead=False, symmetry=False, generated=True)
+    started = time.perf_counter()
+    board.generated_walk()  # written, compiled or loaded from the cache: timed apart from the walk
+    print(f"  generated walk ready in {time.perf_counter() - started:.2f} s (compile or cache load)")
+    frozen = frozen_search.Board(p.table, p.n, p.m, p.preplaced, "rows", lookahead=False, symmetry=False)
+    sides = {
+        "frozen walk of 54dab70 (baseline)": lambda: _walk_once(frozen, args.nodes),
+        "walk now (generated per board)": lambda: _walk_once(board, args.nodes),
     }
-    for name, p in boards.items():
-        print(f"\n{name}, capped at {args.nodes:,} nodes, one core, rows, no symmetry")
-        settings = {"order": "rows", "lookahead": False, "symmetry": False}
-        board = Board(p.table, p.n, p.m, p.preplaced, **settings)
-        before = before_search.Board(p.table, p.n, p.m, p.preplaced, **settings)
-        timings = compare(
-            {
-                "row scan": lambda p=p: first_board(p.table, p.n, p.preplaced, args.nodes)[1],
-                "perfect_search before issue 34 (baseline)": lambda b=before: (
-                    before_search.search(b, limit=1, threads=1, max_nodes=args.nodes).nodes
-                ),
-                "perfect_search now": lambda b=board: (
-                    search(b, limit=1, threads=1, max_nodes=args.nodes).nodes
-                ),
-            },
-            repeats=args.repeats,
-            clock=time.process_time,
+    if exe is not None:
+        tables = folder / f"tables_{p.n}x{p.m}.txt"
+        row_scan_ref.write_tables(board, tables)
+
+        def reference():
+            w = row_scan_ref.run(exe, tables, args.nodes)
+            return (w.nodes, w.placements, w.boards), w.seconds
+
+        sides["plain C row scan (cc -O3)"] = reference
+    _walk_once(frozen, 1000)  # warm-up: compiled, or loaded from numba's cache
+    seconds: dict[str, list[float]] = {name: [] for name in sides}
+    trees: dict[str, tuple[int, int, int]] = {}
+    for _ in range(args.repeats):
+        for name, run in sides.items():
+            trees[name], spent = run()
+            seconds[name].append(spent)
+    assert len(set(trees.values())) == 1, f"the sides walked different trees: {trees}"
+    walked, placed, found = next(iter(trees.values()))
+    print(f"  every side walked the same tree: {walked:,} nodes, {placed:,} placements, {found} boards")
+    timings = {name: Timing(tuple(s), trees[name]) for name, s in seconds.items()}
+    report(
+        timings,
+        "frozen walk of 54dab70 (baseline)",
+        work=placed,
+        unit="placements",
+        targets={"walk now (generated per board)": "target >= 2x, and >= the C reference"},
+    )
+    if exe is not None:
+        now, ref = (
+            statistics.median(seconds["walk now (generated per board)"]),
+            statistics.median(seconds["plain C row scan (cc -O3)"]),
         )
-        report(
-            timings,
-            "perfect_search before issue 34 (baseline)",
-            work=args.nodes,
-            unit="nodes",
-            targets={"perfect_search now": "target >= 1.5x"},
-        )
-        walk = "sets of pieces" if board.sets is not None else "entries"
-        print(f"  today's walk reads {walk}; the walk before it read {_reads(board, args.nodes // 10)}")
+        print(f"  walk now / C reference: {ref / now:.2f}x the reference's placements per second")
+    _profile(
+        board,
+        frozen,
+        args.nodes // 10,
+        placed / statistics.median(seconds["walk now (generated per board)"]),
+    )
+
+
+def _reference_tree(exe, folder: Path) -> None:
+    """The C reference's whole tree against the project's row-order walk on a 6 x 6 peak board (no
+    symmetry): the same nodes, placements and boards, or the run stops."""
+    p = Eternity2Like(n=6, instance_seed=0)
+    board = Board(
+        p.table, p.n, p.m, p.preplaced, order="rows", lookahead=False, symmetry=False, generated=False
+    )
+    tables = folder / "tables_check.txt"
+    row_scan_ref.write_tables(board, tables)
+    w = row_scan_ref.run(exe, tables, 1 << 62)
+    ours, _ = _walk_once(board, 1 << 62)
+    assert (w.nodes, w.placements, w.boards) == ours, f"C reference {w} against the row order's {ours}"
+    print(
+        f"C reference's whole tree on 6x6 #0 (rows, no symmetry) = the project's row order's: "
+        f"{w.nodes:,} nodes, {w.placements:,} placements, {w.boards} boards"
+    )
+
+
+def _cpu_ghz() -> float | None:
+    """The CPU's clock as /proc/cpuinfo reports it (a VM reports its nominal clock), or None."""
+    try:
+        for text in Path("/proc/cpuinfo").read_text().splitlines():
+            if text.startswith("cpu MHz"):
+                return float(text.split(":")[1]) / 1000
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _profile(board, frozen, nodes: int, rate: float) -> None:
+    """Per placement: cycles (at the reported clock), turns of the walk's loop, placements counted
+    without descending (their child has no candidate), list entries read (the frozen general walk)."""
+    walk, _ = generated.load(board, tallied=True)
+    f, never, tally = len(board.order), np.zeros(1, np.int64), np.zeros(2, np.int64)
+    io = (never, never.copy(), np.zeros((1, f), np.int64), tally, board.new_cursor(f))
+    _, _, walked, placed = walk(
+        board.order, board.sets, board.flip, board.again, board.near, board.shows, board.fresh_state(),
+        (0, f, 1 << 62, nodes), io,
+    )  # fmt: skip
+    ghz = _cpu_ghz()
+    cycles = f"{ghz * 1e9 / rate:.0f} cycles per placement at {ghz:.2f} GHz, " if ghz else ""
+    print(
+        f"  profile of the walk now: {cycles}{tally[0] / placed:.2f} turns of its loop per placement, "
+        f"{tally[1] / placed:.0%} of placements counted without descending (their child has no candidate), "
+        f"{walked / placed:.2f} nodes per placement"
+    )
+    print(f"  the frozen walk's general loop (no sets) reads {_reads(frozen, nodes)}")
 
 
 def _reads(board, nodes: int) -> str:
@@ -106,7 +206,7 @@ def graded() -> dict[str, EdgeMatching]:
     return boards
 
 
-IDEAS = {  # name: Board settings; each adds one idea to plain rows
+IDEAS: dict[str, dict[str, Any]] = {  # name: Board settings; each adds one idea to plain rows
     "rows, twins up to a turn": {"order": "rows", "lookahead": False, "symmetry": False},
     "+ symmetry": {"order": "rows", "lookahead": False, "symmetry": True},
     "+ symmetry + look-ahead": {"order": "rows", "lookahead": True, "symmetry": True},
@@ -407,6 +507,7 @@ def census(args) -> None:
         _app_exact(side, 5, 0, args)
     for n in args.sizes:
         for s in range(args.instances):
+            print(f"\n{n}x{n} #{s}: {_generated_walk(n, s)}")
             rows: dict[str, list[dict]] = {name: [] for name in sides}
             for _ in range(args.repeats):
                 for name, side in sides.items():
@@ -430,6 +531,24 @@ def census(args) -> None:
                 )
             timings = {name: Timing(tuple(r["seconds"] for r in runs), None) for name, runs in rows.items()}
             report(timings, baseline=next(iter(sides)) if len(sides) > 1 else None)
+
+
+def _generated_walk(n: int, seed: int) -> str:
+    """The app's walk for the generated n x n board, chosen, and written and compiled (or loaded from
+    the cache folder) here, timed apart: the app's runs below then load it from the cache."""
+    p = Eternity2Like(n=n, instance_seed=seed)
+    board = Board(p.table, p.n, p.m, p.preplaced, order="auto")  # as the app's task=exact builds it
+    was_cached = board.sets is not None and generated.cached(board)
+    estimate = board.estimates[board.order_name][0]
+    if board.generated_walk() is None:
+        return (
+            f"the general walk (tree estimated at {estimate:.3g} nodes: no generated walk, it would not pay)"
+        )
+    how = "loaded from the cache folder" if was_cached else "written and compiled"
+    return (
+        f"a generated walk (tree estimated at {estimate:.3g} nodes), {how} in {board.compile_seconds:.2f} s "
+        "(compile seconds, apart from the app's seconds below, which load it from the cache)"
+    )
 
 
 def _worktree(rev: str) -> Path:

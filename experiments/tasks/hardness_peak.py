@@ -131,7 +131,11 @@ class HardnessPeak:
         config.pop("puzzle.inner_colours", None)  # the sweep's axis, a column of the table
         config["puzzle.frame_colours"] = first.frame_colours  # the size's default when not given
         record = RunRecord(  # the search named: a report's table would read a missing optimizer as nan
-            "hardness_peak", int(cfg.seed), component_name(cfg, "puzzle", first), first.hardness_search, config=config
+            "hardness_peak",
+            int(cfg.seed),
+            component_name(cfg, "puzzle", first),
+            first.hardness_search,
+            config=config,
         )
         record.seconds, record.cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
         record.extra = {"boards": len(table), "solved": int(table["solved"].sum())}

@@ -31,6 +31,7 @@ nodes are the same on any number of threads.
     orders.py   the scan orders (`ORDERS`)
     probe.py    order probing: an order's tree estimated by random dives (`tree_estimate`)
     walks.py    the compiled walks and the look-ahead's books
+    generated.py  a walk written per board and order, compiled by numba and cached (issue 56)
     tables.py   a board's search tables (`Board`, its order chosen by `estimate_orders`), an `Answer`
     jobs.py     the tree split into jobs, run on threads and read back in order
     race.py     two orders raced for a first board (`search(portfolio=True)`)
@@ -83,7 +84,7 @@ def search(
     not counted (on one thread it never starts). `max_nodes` and `seconds` stop the search early (an
     incomplete answer); on more than one thread the node cap is read every few milliseconds.
     """
-    started = time.perf_counter()
+    started, compiled = time.perf_counter(), board.compile_seconds
     threads = threads or threads_available()
     limit = (
         -(-limit // board.symmetry) if limit is not None else np.iinfo(np.int64).max
@@ -93,7 +94,7 @@ def search(
     if portfolio and limit == 1 and board.consistent and f > 0:
         raced, hedge = race.hedge(board, threads, max_nodes, seconds, started)
         if raced is not None:
-            return raced
+            return dataclasses.replace(raced, compile_seconds=board.compile_seconds - compiled)
     if not board.consistent:
         return Answer(
             0, [], 0, time.perf_counter() - started, "finished", board.symmetry, order=board.order_name
@@ -138,7 +139,9 @@ def search(
             if timer is not None:
                 timer.cancel()
     answer = read_answer(board, results, prefixes, depth, spent, limit, flags, started)
-    return dataclasses.replace(answer, busy=busy(spans, threads))
+    return dataclasses.replace(
+        answer, busy=busy(spans, threads), compile_seconds=board.compile_seconds - compiled
+    )
 
 
 def busy(spans: np.ndarray, threads: int) -> float:

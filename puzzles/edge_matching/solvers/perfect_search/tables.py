@@ -4,13 +4,15 @@ symmetry kept out and the look-ahead's books; and what a search proved (`Answer`
 
 from __future__ import annotations
 
+import threading
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import InputError
 from puzzles.edge_matching.board import grey_patterns, neighbours
-from puzzles.edge_matching.solvers.perfect_search import probe
+from puzzles.edge_matching.solvers.perfect_search import generated, probe
 from puzzles.edge_matching.solvers.perfect_search.orders import AUTO, ORDERS
 from puzzles.edge_matching.solvers.perfect_search.walks import (
     NONE,
@@ -22,6 +24,8 @@ from puzzles.edge_matching.solvers.perfect_search.walks import (
 
 KEY_CELLS = 1 << 22  # the most keys a candidate list may have; more known sides are checked per candidate
 INNER, CW, CCW, IN = 0, 1, 2, 3  # kinds of side a turning piece offers (see `_side_kind`)
+GENERATE_ABOVE = 4e9  # `generated=None`: a walk generated for a tree estimated above this many nodes
+_CHOOSING = threading.Lock()  # one board's walk chosen (and compiled) at a time
 
 
 def _side_kind(pattern: int, s: int, turns: int) -> int:
@@ -113,6 +117,7 @@ class Answer:
     order: str = ""  # the scan order whose walk found the first board (or proved there is none)
     placements: int = 0  # the pieces placed: the community's node, a census's checksum (walks.py)
     busy: float = 1.0  # the share of the threads' time in jobs (`search`'s `busy`)
+    compile_seconds: float = 0.0  # of `seconds`: writing and compiling (or loading) a generated walk
 
     @property
     def complete(self) -> bool:
@@ -141,6 +146,11 @@ class Board:
             default: on the graded set it cuts nodes by about a tenth and costs 3x the time a node
             (`python -m benchmarks.bench_exact_edge tree`).
         symmetry: keep one turn of each solution (turning pieces, nothing pre-placed).
+        generated: walk with a walk generated for this board and order (generated.py; boards of at
+            most 64 pieces without look-ahead, else the general walk): True, False, or None (the
+            default): where its tree is estimated above GENERATE_ABOVE nodes (order "auto"), where
+            the walk takes minutes and its compile (seconds, then a load from the cache folder in
+            later runs) pays; small boards keep the general walk, compiled once for every board.
     """
 
     def __init__(
@@ -152,6 +162,7 @@ class Board:
         order: str = "short",
         lookahead: bool = False,
         symmetry: bool = True,
+        generated: bool | None = None,
     ):
         table = np.ascontiguousarray(table, dtype=np.int64)
         if table.ndim != 3 or table.shape[0] != n * m or table.shape[2] != 4 or table.shape[1] not in (1, 4):
@@ -159,6 +170,9 @@ class Board:
                 f"need an ({n * m}, 1 or 4, 4) turn table for a {n} x {m} board, got {table.shape}"
             )
         self.preplaced, self.lookahead_wanted, self.symmetry_wanted = preplaced, lookahead, symmetry
+        self.generated_wanted = generated
+        self._generated: object | bool | None = None  # the generated walk, False: none; None: not chosen
+        self.compile_seconds = 0.0
         self.estimates: dict[str, tuple[float, float]] = {}
         if order == AUTO:
             order, self.estimates = auto_order(table, n, m, preplaced, lookahead=lookahead, symmetry=symmetry)
@@ -385,8 +399,35 @@ class Board:
     def sibling(self, order: str) -> Board:
         """The same board and settings, scanned in another order (for `search`'s race)."""
         return Board(
-            self.table, self.n, self.m, self.preplaced, order, self.lookahead_wanted, self.symmetry_wanted
+            self.table,
+            self.n,
+            self.m,
+            self.preplaced,
+            order,
+            self.lookahead_wanted,
+            self.symmetry_wanted,
+            False if self.generated_wanted is None else self.generated_wanted,  # a race's slices: no compile
         )
+
+    def generated_walk(self):
+        """The board's generated walk, or None where it walks the general one (see `generated`), chosen
+        at its first walk and kept: a walk's cursor is resumed by the same walk."""
+        with _CHOOSING:
+            if self._generated is None:
+                self._generated = False
+                if self.sets is not None and not self.lookahead and len(self.order) > 0:
+                    wanted = self.generated_wanted
+                    if wanted is None:
+                        estimate = self.estimates.get(self.order_name, (0.0,))[0]
+                        wanted = estimate > GENERATE_ABOVE
+                    if wanted:
+                        self.flip, self.again = generated.toggles(self.next_twin, self.piece_of)
+                        self.near = generated.ahead(self)
+                        try:
+                            self._generated, self.compile_seconds = generated.load(self)
+                        except OSError as err:  # no cache folder to write: the general walk, said once
+                            warnings.warn(f"no generated walk ({err}); the general walk runs", stacklevel=2)
+        return self._generated or None
 
     def board_of(self, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The full board (piece, turn per cell) of a candidate per depth."""
@@ -415,7 +456,12 @@ class Board:
         record = np.zeros((keep, max(depth, 1)), np.int64)
         bounds = (first, depth, limit, max_nodes)
         io = (stop, progress, record, tally if tally is not None else np.zeros(2, np.int64), cursor)
-        if self.sets is not None and not self.lookahead and tally is None:
+        fused = self.generated_walk() if tally is None else None
+        if fused is not None:
+            status, found, nodes, placed = fused(
+                self.order, self.sets, self.flip, self.again, self.near, self.shows, state, bounds, io
+            )
+        elif self.sets is not None and not self.lookahead and tally is None:
             status, found, nodes, placed = _walk_sets(
                 self.geometry(), self.lists(), self.sets, state, bounds, io
             )
