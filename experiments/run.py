@@ -19,6 +19,7 @@ from core import interrupt
 with interrupt.ends_quietly("while starting; nothing was run", active=__name__ == "__main__"):
     import contextlib
     import hashlib
+    import math
     import os
     import re
     import socket
@@ -179,7 +180,11 @@ def check_seconds(cfg: DictConfig) -> None:
     past LONGEST_SECONDS is refused rather than ignored."""
     for key in ("budget.seconds", "task.seconds"):
         seconds = OmegaConf.select(cfg, key)
-        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > LONGEST_SECONDS:
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+            continue
+        if math.isinf(seconds) and seconds > 0:  # no end at all: the same word as budget's own check
+            raise InputError(f"{key} must be finite, got {seconds}; leave {key} unset for no time limit")
+        if seconds > LONGEST_SECONDS:
             raise InputError(
                 f"{key}={seconds:g} is longer than a run can be timed (at most {LONGEST_SECONDS:g} s, about "
                 f"{LONGEST_SECONDS / 3.156e7:.0f} years); give less, or leave {key} unset for no time limit"

@@ -124,7 +124,7 @@ def test_from_the_app_a_run_is_legal_scored_true_never_worse_than_its_start_and_
         puzzle="eternity2_like",
         optimizer="beam",
         seed=3,
-        overrides=["puzzle.n=8", *SMALL_BEAM],
+        overrides=["puzzle.n=8", *SMALL_BEAM, "budget.evaluations=1"],  # untimed: the configured beam alone
         out=tmp_path / "beam",
     )
     assert rows[0]["best"] <= beam["best"] == steps.iloc[0]

@@ -267,10 +267,7 @@ class Breaks(BoardBuilder):
         )
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
-        """The walk's kernels, and the finishing beam's when it has one, compiled off the clock."""
         warm_up()
-        if self.finish_width:
-            beam_warm_up()
 
     def choose_quota(
         self, tables: Tables, stop: np.ndarray, abandon: tuple[int, int], budget: int | None
@@ -320,8 +317,14 @@ class Breaks(BoardBuilder):
         puzzle = self._require(puzzle)
         tables = Tables(puzzle, self.order, self.tail, self.schedule, self.rim_breaks, self.parity)
         check_quota_colours(self.quota or [], tables.frame_colours, tables.inner_colours)
-        if seconds is not None:
-            self.warm_up(puzzle)
+        if (
+            seconds is not None
+        ):  # compiling (or loading) the kernels, the finishing beam's too, is off the clock
+            compiling = time.perf_counter()
+            warm_up()
+            if self.finish_width:
+                beam_warm_up()
+            started += time.perf_counter() - compiling
         depth = self.abandon_depth
         abandon = (self.abandon_nodes, round(ABANDON_DEPTH * tables.cells_count) if depth is None else depth)
         budget = self.max_nodes or (DEFAULT_MAX_NODES if seconds is None else None)
