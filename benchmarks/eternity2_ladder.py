@@ -295,7 +295,7 @@ def draw_ladder(rates: dict[str, dict[int, float]], args) -> None:
     from matplotlib.ticker import MaxNLocator
 
     fig, ax = new_plot()
-    for (name, rate), marker in zip(rates.items(), "os", strict=False):
+    for (name, rate), marker in zip(rates.items(), "osDvP", strict=False):
         scores = sorted(s for s in rate if s >= args.floor)
         at_or_above = [sum(v for s, v in rate.items() if s >= score) for score in scores]
         label = (

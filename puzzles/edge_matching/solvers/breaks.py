@@ -187,6 +187,9 @@ class Breaks(BoardBuilder):
             only inner colours' joins do.
         parity: refuse a break that leaves more colours odd than the breaks still allowed can pair
             (breaks_walk `_odd_colours`): such a partial board has no completion within the schedule.
+            Off by default: on the ladder the completions of such partial boards (more breaks than
+            the schedule's) are most of the boards counted, and parity cuts them (bench_eternity2
+            ladder --ablate parity=false).
         tail_cells: a restart's deepest partial boards with at most this many empty cells are
             completed exactly (the fewest unmatched joins, any number of breaks; breaks_walk
             `_finish`) as well as greedily; 0: greedily only.
@@ -213,7 +216,7 @@ class Breaks(BoardBuilder):
         abandon_depth: int | None = None,
         ladder: int | None = None,
         rim_breaks: bool = False,
-        parity: bool = True,
+        parity: bool = False,
         tail_cells: int = TAIL_CELLS,
     ):
         if order not in ORDERS:

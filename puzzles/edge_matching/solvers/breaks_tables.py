@@ -94,7 +94,7 @@ class Tables:
         tail: int | None,
         schedule: list[int] | None,
         rim_breaks: bool = False,
-        parity: bool = True,
+        parity: bool = False,
     ):
         table = np.ascontiguousarray(puzzle.table, dtype=np.int64)
         n, m = puzzle.n, puzzle.m
