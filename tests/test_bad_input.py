@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -159,43 +160,43 @@ def command(args: str, tmp: Path, inputs: Path) -> list[str]:
     return argv
 
 
-def _child(argv: list[str], out: Path, err: Path) -> None:
-    """In the forked child: the app's entry point on this command line, output to files; never returns."""
-    code = 1
-    try:
-        for fd, path in ((1, out), (2, err)):
-            os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
-        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115 (pytest's capture replaced)
-        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
-        sys.argv = [str(ROOT / "experiments" / "run.py"), *argv]
-        from hydra.core.global_hydra import GlobalHydra
+def _as_main(argv: list[str]) -> None:
+    """The app's entry point on this command line, run afresh as `python -m experiments.run` runs it."""
+    sys.argv = [str(ROOT / "experiments" / "run.py"), *argv]
+    from hydra.core.global_hydra import GlobalHydra
 
-        GlobalHydra.instance().clear()
-        sys.modules.pop("experiments.run", None)  # run afresh as __main__, as `python -m` does
-        try:
-            runpy.run_module("experiments.run", run_name="__main__", alter_sys=True)
-            code = 0
-        except SystemExit as exit_:  # what the interpreter does with sys.exit(...)
-            if isinstance(exit_.code, int) or exit_.code is None:
-                code = exit_.code or 0
-            else:
-                print(exit_.code, file=sys.stderr)
-        except BaseException:
-            traceback.print_exc()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        os._exit(code)
+    GlobalHydra.instance().clear()
+    sys.modules.pop("experiments.run", None)  # run afresh as __main__, as `python -m` does
+    runpy.run_module("experiments.run", run_name="__main__", alter_sys=True)
 
 
-def run_forked(argv: list[str], folder: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    """The app run on `argv` in a forked child: (returncode, stdout, stderr) as a subprocess reports them."""
+def forked(call: Callable[[], object], folder: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    """`call()` in a forked child, as its entry point: (returncode, stdout, stderr) as a subprocess's."""
     out, err = folder / "fork.stdout", folder / "fork.stderr"
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
-        _child(argv, out, err)
+        code = 1
+        try:
+            for fd, path in ((1, out), (2, err)):
+                os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+            sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115 (pytest's capture replaced)
+            sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+            try:
+                call()
+                code = 0
+            except SystemExit as exit_:  # what the interpreter does with sys.exit(...)
+                if isinstance(exit_.code, int) or exit_.code is None:
+                    code = exit_.code or 0
+                else:
+                    print(exit_.code, file=sys.stderr)
+            except BaseException:
+                traceback.print_exc()
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            os._exit(code)
     deadline = time.monotonic() + timeout
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -204,14 +205,21 @@ def run_forked(argv: list[str], folder: Path, timeout: float = 120) -> subproces
         if time.monotonic() > deadline:
             os.kill(pid, 9)
             os.waitpid(pid, 0)
-            pytest.fail(f"the app did not finish in {timeout} s: {' '.join(argv)}")
+            pytest.fail(f"{call} did not finish in {timeout} s")
         time.sleep(0.02)
     return subprocess.CompletedProcess(
-        argv,
+        [],
         os.waitstatus_to_exitcode(status),
         out.read_text(errors="replace"),
         err.read_text(errors="replace"),
     )
+
+
+def run_forked(argv: list[str], folder: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The app run on `argv` in a forked child: (returncode, stdout, stderr) as a subprocess reports them."""
+    proc = forked(lambda: _as_main(argv), folder, timeout)
+    proc.args = argv
+    return proc
 
 
 def run_app(argv: list[str]) -> subprocess.CompletedProcess:

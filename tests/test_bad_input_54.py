@@ -14,14 +14,13 @@ import signal
 import subprocess
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 import joblib
 import pytest
 
-from tests.test_bad_input import ROOT, assert_one_line, command, needs_fork, run_forked
+from tests.test_bad_input import ROOT, assert_one_line, command, forked, needs_fork, run_forked
 
 FILES: dict[str, bytes] = {"a_file": b"not a folder\n"}
 SWEEP_END = "interrupted while the sweep's report was written: every run is recorded; write it with"
@@ -266,48 +265,6 @@ def test_ctrl_c_while_loading_ends_in_one_line(argv, line, tmp_path):
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc.stderr
     assert [s for s in proc.stderr.splitlines() if s.strip()] == [f"interrupted: {line}"]
     assert not any(tmp_path.iterdir())
-
-
-def forked(call: Callable[[], object], folder: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    """`call()` in a forked child, as its entry point: (returncode, stdout, stderr) as a subprocess's."""
-    out, err = folder / "call.stdout", folder / "call.stderr"
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            for fd, path in ((1, out), (2, err)):
-                os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
-            sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115 (pytest's capture replaced)
-            sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
-            try:
-                call()
-                code = 0
-            except SystemExit as exit_:
-                if isinstance(exit_.code, int) or exit_.code is None:
-                    code = exit_.code or 0
-                else:
-                    print(exit_.code, file=sys.stderr)
-            except BaseException:
-                traceback.print_exc()
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-    deadline = time.monotonic() + timeout
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            pytest.fail(f"{call} did not finish in {timeout} s")
-        time.sleep(0.02)
-    return subprocess.CompletedProcess(
-        [], os.waitstatus_to_exitcode(status), out.read_text(), err.read_text()
-    )
 
 
 def signalled(signum: int) -> Callable[..., object]:
