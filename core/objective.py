@@ -10,13 +10,16 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from core import interrupt
 from core.faces import Face, LocalSearchFace
 from core.space import Budget, PermutationSpace
+
+if TYPE_CHECKING:
+    from core.checkpoint import Checkpoint
 
 PROGRESS_EVERY = 1000
 
@@ -33,7 +36,9 @@ class Stop(Exception):
 class Objective:
     """A fitness to minimise, wrapped with a budget and a best-so-far trace.
 
-    `trace` holds one row (evaluations, seconds, best) per improvement.
+    `trace` holds one row (evaluations, seconds, best) per improvement. With `checkpoints`, an
+    optimiser that calls `checkpoint` keeps its search state there, and `restored` hands a continued
+    run the state it saved (None: a fresh run).
     """
 
     fitness: Callable[[np.ndarray], float]
@@ -46,9 +51,12 @@ class Objective:
     best: float = math.inf
     best_genome: np.ndarray | None = None
     trace: list[tuple[int, float, float]] = field(default_factory=list)
+    checkpoints: Checkpoint | None = None  # where a long run keeps its search state (core.checkpoint)
+    restored: Any = None  # what the optimiser's snapshot returned, when the run continues from it
 
     def __post_init__(self) -> None:
         self.started = self.clock()
+        self.stops_at_checkpoints = False  # True once the optimiser calls `checkpoint`: stops wait for it
 
     @property
     def seconds(self) -> float:
@@ -57,7 +65,7 @@ class Objective:
     def __call__(self, genome: np.ndarray) -> float:
         """Score a genome; raise Stop instead of going over the budget."""
         budget = self.budget
-        if interrupt.requested() and self.evaluations:
+        if interrupt.requested() and self.evaluations and not self.stops_at_checkpoints:
             raise Stop("interrupted")
         if budget.evaluations is not None and self.evaluations >= budget.evaluations:
             raise Stop("evaluations")
@@ -74,6 +82,37 @@ class Objective:
             if budget.target is not None and value <= budget.target:
                 raise Stop("target")
         return value
+
+    def checkpoint(self, snapshot: Callable[[], Any]) -> None:
+        """Called by an optimiser where its state is whole (between two steps), `snapshot()` returning
+        that state: saved when `checkpoints.every` seconds have passed or a stop was asked for, and
+        the run stops here, not in a step (whose half-done state nothing could continue)."""
+        keeper = self.checkpoints
+        if keeper is None:
+            return
+        self.stops_at_checkpoints = True
+        stopping = interrupt.requested() and self.evaluations > 0  # a stop keeps a best: one evaluation
+        if stopping or keeper.clock() >= keeper.next:  # keeper.due(), inlined: called every step
+            keeper.save(self.state(), snapshot())
+        if stopping:
+            raise Stop("interrupted")
+
+    def state(self) -> dict[str, Any]:
+        """The counters a checkpoint keeps: evaluations, best, its genome, the trace and the time spent."""
+        genome = None if self.best_genome is None else self.best_genome.copy()
+        return {
+            "evaluations": self.evaluations,
+            "best": self.best,
+            "best_genome": genome,
+            "trace": list(self.trace),
+            "seconds": self.seconds,
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a checkpoint's counters; the clock goes on from the time already spent."""
+        self.evaluations, self.best = int(state["evaluations"]), float(state["best"])
+        self.best_genome, self.trace = state["best_genome"], list(state["trace"])
+        self.started = self.clock() - float(state["seconds"])
 
     def prelude(self, rows: Sequence[tuple[float, float]]) -> None:
         """Trace rows (seconds, value) of a start's own search (a backtracker's curve), before the

@@ -37,6 +37,7 @@ with interrupt.ends_quietly("while starting; nothing was run", active=__name__ =
     from omegaconf import DictConfig, OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
+    from core.checkpoint import FILE as CHECKPOINT
     from core.errors import InputError
     from core.space import LARGEST_COUNT as LARGEST
     from core.space import check_limits
@@ -66,7 +67,6 @@ SWEEP_PID = "PUZZLELAB_SWEEP_PID"  # set by the sweep's process, read by its loc
 NOT_IN_NAME = ("experiment", "smoke", "study", "resume", "progress")  # the study's name says these
 INTERRUPTED = interrupt.INTERRUPTED  # the exit code of a run stopped by Ctrl-C, as a shell reports it
 LONGEST_SECONDS = 1e9  # a time limit's most, well inside what a timer thread can wait (threading.TIMEOUT_MAX)
-NO_BUDGET = (".Exact", ".HardnessPeak")  # tasks with node caps of their own, which use no budget
 
 
 def sweep_name(task_overrides: Sequence[str]) -> str:
@@ -219,13 +219,33 @@ def run_task(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     return row
 
 
+def own_checkpoint(cfg: DictConfig, run_dir: Path) -> None:
+    """A checkpoint left in the run folder must be this run's (the task continues from it): else one
+    line saying what differs, before config.yaml is written over. In a sweep run with
+    resume.rerun_changed=true, another run's checkpoint is dropped instead."""
+    if not (run_dir / CHECKPOINT).is_file():
+        return
+    from experiments.tasks.optimise import checkpoint_of
+
+    try:
+        checkpoint_of(cfg, run_dir).load()
+    except InputError as err:
+        if not OmegaConf.select(cfg, "resume.rerun_changed"):
+            raise
+        print(f"checkpoint dropped, run afresh: {run_dir}: {err}")
+        (run_dir / CHECKPOINT).unlink()
+
+
 def execute(cfg: DictConfig, run_dir: Path, multirun: bool) -> dict | None:
     """Run the configured task in `run_dir`, with one-line errors and failures recorded."""
+    from experiments.tasks import trait
+
     forget_built()
     try:
         line = prepare(cfg)
-        if line and not multirun and not str(OmegaConf.select(cfg, "task._target_")).endswith(NO_BUDGET):
-            print(line)  # NO_BUDGET tasks have node caps of their own (task.max_nodes), no budget
+        if line and not multirun and trait(cfg.get("task"), "budgeted"):
+            print(line)  # a task with caps of its own (task.max_nodes) declares budgeted = False
+        own_checkpoint(cfg, run_dir)
         write_config(cfg, run_dir)
         return run_task(cfg, run_dir)
     except (InputError, OmegaConfBaseException) as err:
@@ -392,7 +412,7 @@ def watch_sweep(hc: Any) -> None:
     """In a local worker of a sweep (joblib), stop when the sweep's process dies (kill -9 of it leaves
     workers running otherwise). Not on a cluster, whose jobs outlive the process that submitted them."""
     pid, host = os.environ.get(SWEEP_PID, ":").split(":", 1)
-    if pid and host == socket.gethostname() and "joblib" in str(hc.launcher.get("_target_", "")):
+    if pid and host == socket.gethostname() and overrides.local_workers(hc.launcher):
         interrupt.watch_parent(int(pid))
 
 

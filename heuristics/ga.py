@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,13 @@ def clone(ind: Individual) -> Individual:
     return copy
 
 
+def individual(genes: list[int], values: tuple[float, ...]) -> Individual:
+    """An individual from its genes and fitness values, as a checkpoint keeps it."""
+    ind = creator.Individual(genes)
+    ind.fitness.values = values
+    return ind
+
+
 class GA:
     """Generational GA: select, vary (DEAP's varAnd), evaluate, keep the elite; until the budget ends."""
 
@@ -108,6 +116,15 @@ class GA:
         return tb
 
     @staticmethod
+    def snapshot(population: list[Individual]) -> dict[str, object]:
+        """A generation's state, for a checkpoint: every individual's genes and fitness, and `random`'s
+        state (DEAP's source of chance; the objective keeps numpy's)."""
+        return {
+            "population": [(list(ind), ind.fitness.values) for ind in population],
+            "random": random.getstate(),
+        }
+
+    @staticmethod
     def evaluate(objective: Objective, population: list[Individual]) -> None:
         """Score every individual whose fitness is stale."""
         for ind in population:
@@ -115,11 +132,17 @@ class GA:
                 ind.fitness.values = (objective(ind),)
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        random.seed(int(rng.integers(2**63)))  # DEAP draws from the `random` module
         space, tb = objective.space, self.toolbox(objective.space)
-        population = [creator.Individual(space.random(rng).tolist()) for _ in range(self.pop_size)]
-        self.evaluate(objective, population)
+        saved = objective.restored
+        if saved is None:
+            random.seed(int(rng.integers(2**63)))  # DEAP draws from the `random` module
+            population = [creator.Individual(space.random(rng).tolist()) for _ in range(self.pop_size)]
+            self.evaluate(objective, population)
+        else:  # a checkpoint's generation: its individuals, their fitness, and `random` where it was
+            population = [individual(genes, values) for genes, values in saved["population"]]
+            random.setstate(saved["random"])
         while True:
+            objective.checkpoint(partial(self.snapshot, population))
             elite = tools.selBest(population, self.elite)  # varAnd varies clones, so these stay intact
             offspring = algorithms.varAnd(
                 tb.select(population, self.pop_size - self.elite), tb, self.cxpb, self.mutpb

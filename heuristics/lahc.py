@@ -3,6 +3,8 @@ an optimiser (this module and configs/optimizer/lahc.yaml are all it takes)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from core.errors import InputError
@@ -34,11 +36,15 @@ class LateAcceptance:
         return "orientation" if space.oriented and rng.random() < 0.5 else self.move
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        space = objective.space
-        current = space.random(rng)
-        value = objective(current)
-        past = np.full(self.history, value)
-        for step in range(2**62):
+        space, saved = objective.space, objective.restored
+        if saved is None:
+            current = space.random(rng)
+            value = objective(current)
+            past, first = np.full(self.history, value), 0
+        else:
+            current, value, past, first = saved["current"], saved["value"], saved["past"], saved["step"]
+        for step in range(first, 2**62):
+            objective.checkpoint(partial(dict, current=current, value=value, past=past, step=step))
             candidate = random_move(current, space, self.step_kind(space, rng), rng)
             score = objective(candidate)
             slot = step % self.history

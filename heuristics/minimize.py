@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from core.checkpoint import Checkpoint
 from core.errors import InputError
 from core.faces import LocalSearchFace
 from core.objective import Objective, Optimizer, Stop
@@ -22,18 +23,30 @@ def minimize(
     on_progress: Callable[[Objective], None] | None = None,
     face: LocalSearchFace | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    checkpoint: Checkpoint | None = None,
 ) -> Result:
     """Run `optimizer` on `fitness` until the budget ends it; seeded, so it reproduces.
 
     `face`, the puzzle's local-search face if it offers one, is there for compiled optimisers;
     `clock` times the budget and `Result.seconds` (default wall-clock; time.thread_time: CPU seconds,
     fairer on a shared machine); `Result.cpu_seconds` is the process's CPU time over the same span.
+    `checkpoint` keeps the search state of an optimiser that calls `Objective.checkpoint`, and when
+    it holds a loaded state (`Checkpoint.saved`) the run continues from it, the RNG's state included.
     """
     if space.n < 2:
         raise InputError(f"nothing to optimise: the search space orders {space.n} item(s)")
     cpu_started = time.process_time()  # CPU time beside the clock: wall time alone hides waiting and threads
-    objective = Objective(fitness, space, budget, on_progress=on_progress, face=face, clock=clock)
+    objective = Objective(
+        fitness, space, budget, on_progress=on_progress, face=face, clock=clock, checkpoints=checkpoint
+    )
     rng = np.random.default_rng(seed)
+    if checkpoint is not None:
+        checkpoint.rng = rng
+        saved = checkpoint.saved
+        if saved is not None:
+            objective.restore(saved.objective)
+            rng.bit_generator.state = saved.rng
+            objective.restored = saved.search
     try:
         optimizer.run(objective, rng)
         reason = "finished"

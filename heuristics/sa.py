@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -58,10 +59,14 @@ class SimulatedAnnealing:
         return self.kinds[min(int(np.searchsorted(self.cumulative, rng.random())), len(self.kinds) - 1)]
 
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        space = objective.space
-        current = space.random(rng)
-        value, t = objective(current), self.t0
+        space, saved = objective.space, objective.restored
+        if saved is None:
+            current = space.random(rng)
+            value, t = objective(current), self.t0
+        else:
+            current, value, t = saved["current"], saved["value"], saved["t"]
         while True:
+            objective.checkpoint(partial(dict, current=current, value=value, t=t))
             candidate = random_move(current, space, self.step_kind(space, rng), rng)
             score = objective(candidate)
             if score <= value or rng.random() < math.exp((value - score) / t):

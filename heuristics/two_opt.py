@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,40 +44,57 @@ class TwoOpt:
             rows += [(1, item, k) for item in range(space.n) for k in range(space.orientations[item])]
         return np.array(rows, dtype=np.int64)
 
-    def neighbours(
-        self, genome: np.ndarray, space: PermutationSpace, moves: np.ndarray, rng: np.random.Generator
-    ) -> Iterator[np.ndarray]:
-        """Every neighbour by one move, starting at a random point of the (shuffled) move list."""
-        step = reverse if self.move == "reversal" else swap
-        start = int(rng.integers(len(moves)))
-        for idx in range(start, start + len(moves)):
-            kind, a, b = moves[idx % len(moves)]
-            if kind == 0:
-                yield step(genome, a, b)
-            elif genome[space.n + a] != b:
-                yield reorient(genome, space, a, b)
-
-    def descend(
-        self, objective: Objective, genome: np.ndarray, moves: np.ndarray, rng: np.random.Generator
-    ) -> tuple[np.ndarray, float]:
-        """Improve one genome until no neighbour is better."""
-        value = objective(genome)
-        improved = True
-        while improved:
-            improved, best = False, (value, genome)
-            for candidate in self.neighbours(genome, objective.space, moves, rng):
-                score = objective(candidate)
-                if score < best[0]:
-                    best, improved = (score, candidate), True
-                    if self.strategy == "first":
-                        break
-            value, genome = best
-        return genome, value
-
     def run(self, objective: Objective, rng: np.random.Generator) -> None:
-        space = objective.space
-        moves = rng.permutation(self.moves(space))
-        genome = space.identity() if self.start == "identity" else space.random(rng)
+        """Descents from random starts, one neighbour a step, so that a checkpoint can fall between any
+        two evaluations (a pass over the moves of a board of hundreds of pieces takes seconds)."""
+        space, saved = objective.space, objective.restored
+        step = reverse if self.move == "reversal" else swap
+        if saved is None:
+            moves = rng.permutation(self.moves(space))
+            s = Descent(space.identity() if self.start == "identity" else space.random(rng))
+        else:
+            moves, s = saved["moves"], saved["descent"]
+        count = len(moves)
         while True:
-            self.descend(objective, genome, moves, rng)
-            genome = space.random(rng)
+            objective.checkpoint(lambda: {"moves": moves, "descent": s})
+            if s.value is None:  # a new descent: score its start, then its first pass
+                s.value = s.best_value = objective(s.genome)
+                s.best_genome, s.start, s.done = s.genome, int(rng.integers(count)), 0
+                continue
+            if s.done == count:  # a pass over every move ended
+                if s.best_value < s.value:  # "best": take the best neighbour, pass again
+                    s.genome, s.value = s.best_genome, s.best_value
+                    s.start, s.done = int(rng.integers(count)), 0
+                else:  # a local optimum: restart at random
+                    s.genome, s.value = space.random(rng), None
+                continue
+            kind, a, b = moves[(s.start + s.done) % count]
+            s.done += 1
+            if kind == 0:
+                candidate = step(s.genome, a, b)
+            elif s.genome[space.n + a] != b:
+                candidate = reorient(s.genome, space, a, b)
+            else:
+                continue  # the item is turned that way already
+            score = objective(candidate)
+            if score < s.best_value:
+                s.best_value, s.best_genome = score, candidate
+                if self.strategy == "first":  # take it, and pass again from it
+                    s.genome, s.value = candidate, score
+                    s.start, s.done = int(rng.integers(count)), 0
+
+
+@dataclass
+class Descent:
+    """Where a descent is: the genome of its pass and its value (None: not scored yet, a new start),
+    the best neighbour seen in the pass, and the pass's first move and moves tried so far."""
+
+    genome: np.ndarray
+    value: float | None = None
+    best_value: float = math.inf
+    best_genome: np.ndarray = field(init=False)
+    start: int = 0
+    done: int = 0
+
+    def __post_init__(self) -> None:
+        self.best_genome = self.genome

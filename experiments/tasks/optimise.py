@@ -12,16 +12,46 @@ from typing import Any
 
 import numba
 import pandas as pd
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from core import interrupt
+from core.checkpoint import FILE as CHECKPOINT
+from core.checkpoint import Checkpoint
 from core.faces import Construction, Describing, Face, FitnessPuzzle, Printable, WithRunFiles
-from core.space import Result
+from core.space import Budget, Result
 from experiments.build import build, component_name, config_columns, make_budget
 from experiments.live import LiveLine, compiling
 from experiments.pairing import Built, as_optimizer, check_pair, evaluation_kind, local_search_face, needs
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
+from experiments.tasks import Task
 from heuristics.minimize import minimize
+
+UNCHANGING = ("progress", "resume")  # settings that do not change what a run finds (run.NOT_COMPARED)
+
+
+def checkpoint_of(cfg: DictConfig, run_dir: Path) -> Checkpoint:
+    """The run folder's checkpoint, for the run `cfg` describes (every setting that changes what the
+    run finds must match for a saved state to be continued)."""
+    settings = flat(OmegaConf.to_container(cfg, resolve=True))
+    kept = {k: v for k, v in settings.items() if k.split(".")[0] not in UNCHANGING}
+    return Checkpoint(run_dir / CHECKPOINT, kept)
+
+
+def flat(node: Any, prefix: str = "") -> dict[str, Any]:
+    """A config as {dotted key: value}."""
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            out.update(flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: node}
+
+
+def time_left(budget: Budget, spent: float) -> Budget:
+    """The budget a continued run's live line shows: its seconds less those spent before."""
+    if budget.seconds is None or spent <= 0:
+        return budget
+    return Budget(budget.evaluations, max(budget.seconds - spent, 1e-9), budget.target)
 
 
 def first_reach(trace: pd.DataFrame, target: float | None) -> tuple[float | None, float | None]:
@@ -129,7 +159,7 @@ def run_record(
     )
 
 
-class Optimise:
+class Optimise(Task):
     """Optimise, then write the record and a picture of the best layout."""
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
@@ -149,7 +179,13 @@ class Optimise:
             face = local_search_face(puzzle, chosen)
             warm_start(chosen, puzzle)
         describe = puzzle.describe if isinstance(puzzle, Describing) else (lambda value: f"{value:g}")
-        with LiveLine(f"{optimizer.name} seed {cfg.seed}", budget, describe, cfg.progress) as line:
+        checkpoint = checkpoint_of(cfg, run_dir)
+        saved = checkpoint.load()
+        if saved is not None:
+            print(saved.line(describe))
+        spent = 0.0 if saved is None else float(saved.objective["seconds"])
+        shown = time_left(budget, spent)
+        with LiveLine(f"{optimizer.name} seed {cfg.seed}", shown, describe, cfg.progress) as line:
             result = minimize(
                 puzzle.fitness,
                 puzzle.space,
@@ -159,6 +195,7 @@ class Optimise:
                 line.seen,
                 face=face,
                 clock=line.clock,  # wall-clock seconds, numba's compiles left out
+                checkpoint=checkpoint,
             )
         trace = pd.DataFrame(result.trace, columns=list(TRACE_COLUMNS))
         built = optimizer.last if isinstance(optimizer, Built) else None
@@ -170,6 +207,10 @@ class Optimise:
         if isinstance(puzzle, WithRunFiles):  # a puzzle's own files (its board as text)
             puzzle.write_run_files(run_dir, layout)
         row = write_record(run_dir, record, trace)
+        if record.stop_reason != "interrupted":
+            checkpoint.discard()  # the record is complete: nothing is left to continue
+        elif checkpoint.path.is_file():
+            print(f"checkpoint: {checkpoint.path}; the same command continues the run", file=sys.stderr)
         if cfg.progress and isinstance(puzzle, Printable):
             print(puzzle.text(layout))
         return row
