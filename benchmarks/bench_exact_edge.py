@@ -441,7 +441,7 @@ def hedge(args) -> None:
     to spend two threads: the pick's tree split (nodes / 2), two or four orders raced for the whole run
     (each order a share of the threads: k / 2 x the least), and the app's HEDGE_ROUNDS race then the
     split. Node counts do not depend on the machine's load."""
-    from puzzles.edge_matching.solvers.perfect_search.race import HEDGE_ROUNDS, SLICE
+    from puzzles.edge_matching.solvers.perfect_search.turns import HEDGE_ROUNDS, SLICE
 
     cost: dict[str, list[float]] = {
         "split the pick": [],

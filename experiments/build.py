@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hydra.errors import InstantiationException
-from hydra.utils import instantiate
+from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from core.errors import InputError
@@ -25,6 +25,20 @@ def build(node: DictConfig, what: str) -> Any:
         if cause is not None:  # Hydra's first line names the class; the cause says what went wrong
             first = f"{first.rstrip(':')}: {type(cause).__name__}: {str(cause).strip().splitlines()[0]}"
         raise InputError(f"cannot build the {what}: {first}") from err
+
+
+def named_class(node: Any) -> type | None:
+    """The class a config node names in `_target_`, imported; None when it names none or that does not
+    import (building it says why, in one line). Why: a trait is read from the class, never guessed from
+    its name."""
+    target = node.get("_target_") if isinstance(node, (dict, DictConfig)) else None
+    if not target:
+        return None
+    try:
+        found: type = get_class(str(target))
+    except Exception:  # not importable, or not a class: no traits to read
+        return None
+    return found
 
 
 def settings(node: DictConfig, what: str) -> dict[str, Any]:

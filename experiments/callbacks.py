@@ -16,6 +16,7 @@ from omegaconf import DictConfig
 from core.errors import InputError
 from experiments import sweep_lock
 from experiments.records import REFUSED, UNRECORDED
+from experiments.tasks import trait
 
 outcome: dict[str, int] = {}  # the last sweep's failures, read by experiments.run.main for its exit code
 
@@ -89,7 +90,7 @@ class ReportCallback(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
         outcome["failed"] = summarise_sweep(sweep_dir) if sweep_dir.is_dir() else 1
-        if config.get("task", {}).get("_target_", "").endswith(".Tune"):
+        if trait(config.get("task"), "tuning"):  # Tune declares it
             outcome["failed"] = max(outcome["failed"], report_tuned(sweep_dir, config))
         sweep_lock.release(sweep_dir / sweep_lock.LOCK)
 

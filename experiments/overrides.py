@@ -20,6 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ValidationError
 
 from core.errors import InputError, whole
+from experiments.build import named_class
 from experiments.schema import CONFIG_DIR
 
 KINDS = {"Integer": "a whole number", "Float": "a number", "Boolean": "true or false", "String": "text"}
@@ -257,6 +258,34 @@ N_JOBS = "hydra.launcher.n_jobs"
 MULTIRUN_FLAGS = ("-m", "--multirun")
 
 
+def local_worker_launchers() -> tuple[type, ...]:
+    """The launchers whose jobs are worker processes of the sweep's own process, on this machine:
+    joblib's (loky starts all n_jobs workers at once, and a worker outlives a sweep killed with -9).
+    Hydra's launchers declare no such trait, so this lists them as classes (a subclass counts), never
+    as a piece of their names; imported at each call, as Hydra's plugin scan loads plugin modules afresh
+    (a class kept from before it is not the launcher's)."""
+    try:
+        from hydra_plugins.hydra_joblib_launcher.joblib_launcher import JoblibLauncher
+    except ImportError:  # the plugin is not installed: no launcher here runs local workers
+        return ()
+    return (JoblibLauncher,)
+
+
+def local_workers(launcher: DictConfig) -> bool:
+    """Whether `hydra.launcher` runs the sweep's jobs as local worker processes (by its class)."""
+    found = named_class(launcher)
+    return found is not None and issubclass(found, local_worker_launchers())
+
+
+def runs_every_combination(sweeper: DictConfig) -> bool:
+    """Whether `hydra.sweeper` is Hydra's basic sweeper (or a subclass), which hands its launcher every
+    combination of the swept values, rather than a sweeper with trials of its own (Optuna's)."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper  # the class its _target_ names
+
+    found = named_class(sweeper)
+    return found is not None and issubclass(found, BasicSweeper)
+
+
 def cores() -> int:
     """The cores this process may use, as joblib counts them for n_jobs=-1 (the CPU affinity and a
     container's CPU quota included), so a cap and "every core" agree."""
@@ -269,7 +298,7 @@ def runs_at_once(sweeper: DictConfig, parsed: list[Override]) -> int | None:
     """The most runs the sweep hands its launcher at once: every run of a basic sweep (its params and
     the command line's sweeps, as Hydra's BasicSweeper multiplies them; max_batch_size at most), or a
     sweeper's own n_jobs (Optuna's trials at a time); None when that cannot be told."""
-    if not str(sweeper.get("_target_", "")).endswith(".BasicSweeper"):
+    if not runs_every_combination(sweeper):
         n = sweeper.get("n_jobs")
         return n if whole(n) and n > 0 else None
     if any(o.key_or_group.startswith("hydra.sweeper.params") for o in parsed):
@@ -316,7 +345,7 @@ def cap_workers(argv: list[str]) -> tuple[list[str], str | None]:
     multirun = flagged or cfg.hydra.get("mode") == RunMode.MULTIRUN
     launcher = cfg.hydra.launcher
     n = launcher.get("n_jobs")
-    if not multirun or "joblib" not in str(launcher.get("_target_", "")) or not whole(n) or n <= 0:
+    if not multirun or not local_workers(launcher) or not whole(n) or n <= 0:
         return argv, None
     here, runs = cores(), runs_at_once(cfg.hydra.sweeper, parsed)
     cap = min(here, runs) if runs is not None else here

@@ -47,8 +47,19 @@ CASES = [
     (TUNE + "journal:{inputs}/a_file/optuna.journal", "cannot make the folder"),
     # racing over instances (experiments/racing.py): checked before the first trial
     (TUNE + "null", "task.race=wilcoxon compares each trial with the study's best, which its job must read"),
-    (TUNE + "journal task.race=frace", "task.race must be one of wilcoxon, off, got 'frace'"),
+    (TUNE + "journal task.race=frace", "task.race must be one of wilcoxon, elitist, off, got 'frace'"),
     (TUNE + "journal task.race_p=1.5", "task.race_p must be between 0 and 1 (e.g. 0.1), got 1.5"),
+    (TUNE + "null task.race=elitist", "task.race=elitist compares each trial with the study's best"),
+    (
+        TUNE + "journal task.race=elitist task.race_ties=0",
+        "task.race_ties must be a whole number >= 1 (tests without elimination before a tied trial "
+        "stops), got 0",
+    ),
+    (
+        TUNE + "journal task.race=elitist task.race_survivors=0",
+        "task.race_survivors must be a whole number >= 1",
+    ),
+    (TUNE + "journal task.race_after=1", "task.race_after must be a whole number >= 2"),
     # a board with no joins (puzzles/edge_matching/instances.py): its scores would divide by 0
     ("task=exact puzzle=edge_matching puzzle.n=1", "puzzle.n must be at least 2"),
     ("task=exact " + EDGE_FILE + "one_piece.txt", "one_piece.txt: a 1 x 1 board has no joins to match"),

@@ -1,6 +1,6 @@
 """Issue 34: the faster walk walks the same tree as the walk before it (frozen in benchmarks/), a walk
-resumed slice by slice is the walk in one go, Knuth's estimate is near the real tree, and the race of
-two orders gives the same answer on one and two threads."""
+resumed slice by slice is the walk in one go, Knuth's estimate is near the real tree, and two orders
+walked in turns give the same answer on one and two threads."""
 
 import copy
 
@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks import perfect_search_before as before
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
-from puzzles.edge_matching.solvers.perfect_search import ORDERS, Board, estimate_orders, probe, race, search
+from puzzles.edge_matching.solvers.perfect_search import ORDERS, Board, estimate_orders, probe, search, turns
 from tests.test_perfect_search import BOARDS, changed, is_perfect
 
 
@@ -79,8 +79,8 @@ def test_the_estimate_is_near_the_real_tree_and_repeats():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("slice_nodes", [1 << 10, 1 << 22])
-def test_the_race_gives_the_same_answer_on_one_and_two_threads(slice_nodes, monkeypatch):
-    monkeypatch.setattr(race, "SLICE", slice_nodes)
+def test_orders_in_turns_give_the_same_answer_on_one_and_two_threads(slice_nodes, monkeypatch):
+    monkeypatch.setattr(turns, "SLICE", slice_nodes)
     for n, seed in ((6, 0), (6, 3), (7, 1)):
         puzzle = Eternity2Like(n=n, instance_seed=seed)
         board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="auto")
@@ -89,16 +89,16 @@ def test_the_race_gives_the_same_answer_on_one_and_two_threads(slice_nodes, monk
         assert same_answer(one, two) and one.order == two.order and one.order in ORDERS
 
 
-def test_a_race_that_does_not_finish_in_its_rounds_hands_over_to_the_split(monkeypatch):
-    monkeypatch.setattr(race, "SLICE", 1 << 8)
-    monkeypatch.setattr(race, "HEDGE_ROUNDS", 2)
+def test_turns_that_do_not_finish_in_their_rounds_hand_over_to_the_split(monkeypatch):
+    monkeypatch.setattr(turns, "SLICE", 1 << 8)
+    monkeypatch.setattr(turns, "HEDGE_ROUNDS", 2)
     puzzle = Eternity2Like(n=6, instance_seed=0)
     board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="auto")
     split = search(board, limit=1, threads=1)
-    assert split.nodes > 4 * race.SLICE  # longer than the race's two rounds of two orders
+    assert split.nodes > 4 * turns.SLICE  # longer than the two rounds of two orders
     one, two = (search(board, limit=1, threads=t, portfolio=True) for t in (1, 2))
     assert one.boards and is_perfect(puzzle, *one.boards[0]) and one.order == board.order_name
-    assert same_answer(one, two) and one.nodes == split.nodes + 4 * race.SLICE  # the race's too
+    assert same_answer(one, two) and one.nodes == split.nodes + 4 * turns.SLICE  # the turns' too
     assert all((x == y).all() for x, y in zip(one.boards[0], split.boards[0], strict=True))
 
 
@@ -113,12 +113,12 @@ def test_a_tree_long_to_walk_is_estimated_again_with_10x_the_dives(monkeypatch):
     assert refined == estimate_orders(*args, dives=5000) != cheap
 
 
-def test_the_race_proves_none_and_a_count_still_splits_one_tree(tmp_path):
+def test_the_hedge_proves_none_and_a_count_still_splits_one_tree(tmp_path):
     path = changed(1, "mirrored", tmp_path)
     puzzle = Eternity2(starter=False, pieces_file=path, order="left top right bottom")
     board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="auto")
-    raced = search(board, limit=1, threads=2, portfolio=True)
-    assert raced.none and raced.jobs == 1 and raced.order in ORDERS
+    hedged = search(board, limit=1, threads=2, portfolio=True)
+    assert hedged.none and hedged.jobs == 1 and hedged.order in ORDERS
     counted = search(board, threads=2, portfolio=True)
     assert counted.none and counted.jobs > 1 and counted.order == board.order_name
 

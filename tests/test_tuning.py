@@ -412,15 +412,16 @@ def test_the_benchmarks_held_out_check_can_fail():
 
 def test_the_benchmark_counts_the_seeds_whose_picks_differ(monkeypatch, capsys):
     """bench_tuning's bookkeeping over study seeds, on made-up studies: seed 0 picks one setting in both
-    (held out once, no test), seed 1 picks two, and racing's is worse on every board."""
+    (held out once, no test), seed 1 picks two, and racing's is worse on every board; the elitist rule
+    picks the unraced study's setting in both seeds (never tested)."""
     from benchmarks import bench_tuning
 
-    def tune(folder, race, seed, smoke, race_p):
-        pick = 5 if seed == 0 or race == "off" else 12
+    def tune(folder, race, seed, smoke, race_p, trials=None):
+        pick = 12 if seed == 1 and race == "wilcoxon" else 5
         params = {"optimizer.t_start": float(pick)}
-        runs = 40 if race == "off" else 25
-        return {"pick": pick, "runs": runs, "pruned": 0, "trials": 6, "seconds": 1.0, "params": params,
-                "value": 1.0, "evaluations": 100}  # fmt: skip
+        runs = {"off": 40, "wilcoxon": 25, "elitist": 16}[race]
+        return {"pick": pick, "runs": runs, "pruned": 0, "tied": 0, "trials": 6, "seconds": 1.0,
+                "params": params, "value": 1.0, "evaluations": 100}  # fmt: skip
 
     held: list[dict] = []
     boards = pd.Series(np.arange(20, dtype=float) % 7 + 8)
@@ -435,12 +436,20 @@ def test_the_benchmark_counts_the_seeds_whose_picks_differ(monkeypatch, capsys):
     bench_tuning.main()
     out = capsys.readouterr().out
     assert len(held) == 3  # the same setting is not run twice on the held-out boards
-    assert "seed 0: racing ran 25 of 40 runs, 0.62x; wall 1.00x; the same setting (trial 5 in both)" in out
-    assert "seed 1: racing ran 25 of 40 runs, 0.62x; wall 1.00x; racing picked trial 12, the unraced" in out
+    assert "seed 0 wilcoxon: racing ran 25 of 40 runs, 0.62x; wall 1.00x; the same setting (trial 5 in" in out
+    assert "seed 1 wilcoxon: racing ran 25 of 40 runs, 0.62x; wall 1.00x; racing picked trial 12, the" in out
+    assert "seed 1 elitist: racing ran 16 of 40 runs, 0.40x; wall 1.00x; the same setting (trial 5 in" in out
     assert "held-out median 14 raced, 11 unraced" in out and "(WORSE at 0.05)" in out
+    assert "elitist: runs against every instance: median 0.4 (min 0.4, max 0.4) over 2 study seed(s); " \
+        "target <= 0.5: met" in out  # fmt: skip
+    assert (
+        "wilcoxon held-out: racing's pick as good in 1 of 2 study seeds; the picks differed in 1 of 2 (the "
+        "seeds that test it), and racing's was as good in 0 of those 1"
+    ) in out
+    assert "wilcoxon held-out, pooled over the 1 seed(s) whose picks differed (20 boards): racing's pick " \
+        "worse? one-sided Wilcoxon p = " in out  # fmt: skip
     assert out.strip().splitlines()[-1] == (
-        "held-out: racing's pick as good in 1 of 2 study seeds; the picks differed in 1 of 2 (the seeds "
-        "that test it), and racing's was as good in 0 of those 1"
+        "elitist held-out, pooled: no test (the picks were the same in every seed)"
     )
 
 

@@ -32,6 +32,7 @@ from experiments.live import compiling, steps
 from experiments.pairing import UnderBudget, as_builder, check_pair, needs
 from experiments.records import RunRecord, write_picture, write_record, write_table
 from experiments.schema import CONFIG_DIR, component
+from experiments.tasks import Task
 
 TABLE = "colour_sweep.parquet"
 COLUMNS = [
@@ -80,7 +81,7 @@ def check_puzzle(cfg: DictConfig, base: dict[str, Any]) -> None:
         )
 
 
-class ColourSweep:
+class ColourSweep(Task):
     """Solve every colour count, then write the table, the pictures and the run record.
 
     Args:

@@ -32,6 +32,7 @@ from experiments.records import (
     write_record,
     write_table,
 )
+from experiments.tasks import Task
 from heuristics import exact_backends
 from heuristics.exact_cover import solution_limit
 
@@ -40,7 +41,7 @@ from heuristics.exact_cover import solution_limit
 TIMING = ("seconds", "cpu_seconds", "busy")
 
 
-class Exact:
+class Exact(Task):
     """Solve an exact puzzle's cases, then write its table, pictures and run record.
 
     Args:
@@ -54,6 +55,8 @@ class Exact:
             search there and report what it proved.
         threads: an edge-matching board's search threads (null: every core); the same answer on any number.
     """
+
+    budgeted = False  # caps of its own (task.limit, task.max_nodes, task.seconds): no budget
 
     def __init__(
         self,

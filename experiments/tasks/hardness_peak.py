@@ -28,6 +28,7 @@ from experiments.build import build, component_name, config_columns, settings
 from experiments.live import steps
 from experiments.records import RunRecord, write_record, write_table
 from experiments.schema import CONFIG_DIR, component
+from experiments.tasks import Task
 
 TABLE = "hardness_peak.parquet"
 COLUMNS = [
@@ -62,7 +63,7 @@ def check_cap(key: str, value: Any, what: str) -> None:
         raise InputError(f"task.{key} must be a whole number of at least 1 ({what}), got {value!r}")
 
 
-class HardnessPeak:
+class HardnessPeak(Task):
     """Measure every inner colour count's board, then write the table and the run record.
 
     Args:
@@ -71,6 +72,8 @@ class HardnessPeak:
         count_nodes: the node cap on counting its perfect boards (null: no count).
         order: the search's scan order; auto (as task=exact): the smallest estimated tree.
     """
+
+    budgeted = False  # node caps of its own (task.max_nodes, task.count_nodes): no budget
 
     def __init__(
         self,

@@ -35,6 +35,7 @@ from experiments.build import config_columns
 from experiments.racing import open_race, run_value, study_name
 from experiments.records import CONFIG, atomic_write, is_complete, read_row, write_config, write_table
 from experiments.stats import ert
+from experiments.tasks import Task
 from experiments.tasks.optimise import Optimise
 
 TRIAL, TRIALS = "trial.parquet", "trials.parquet"
@@ -66,7 +67,7 @@ def trial_number() -> int | None:
     return number
 
 
-class Tune:
+class Tune(Task):
     """Run the configured optimiser on every instance and seed; the trial's objective is `statistic`.
 
     Args:
@@ -76,10 +77,19 @@ class Tune:
         statistic: "median" or "mean" of the final bests, or "ert" (evaluations to the known optimum).
         race: "wilcoxon" runs the pairs one at a time in a shuffled order (the trial number seeds it)
             and stops a trial the pruner finds worse than the best so far (experiments/racing.py);
-            "off" runs every pair.
+            "elitist" stops it too when it is tied with the best (irace's elitist race); "off" runs
+            every pair.
         race_p: the pruner's p-value threshold (one-sided Wilcoxon signed-rank test).
-        race_after: runs a trial makes before it can be stopped (at least 2).
+        race_after: runs a trial makes before its first test (at least 2); null: the rule's own, 2
+            for wilcoxon, 4 for elitist (a test at each run from it on; irace's firstTest is 5).
+        race_ties: elitist: tests in a row that eliminate no one before a trial not ahead of the best
+            stops as tied (irace's elitistLimit, 2).
+        race_survivors: elitist: trials that ran every pair the study needs before any trial stops as
+            tied (irace's minNbSurvival, 2 + log2 of the settings searched: 3 for three).
     """
+
+    races = True  # declared: its jobs report to the study the sweeper keeps (experiments/racing.py)
+    tuning = True  # its sweep ends by writing the best trial's settings (experiments/callbacks.py)
 
     def __init__(
         self,
@@ -89,7 +99,9 @@ class Tune:
         statistic: str = "median",
         race: str = "wilcoxon",
         race_p: float = 0.1,
-        race_after: int = 2,
+        race_after: int | None = None,
+        race_ties: int = 2,
+        race_survivors: int = 3,
     ):
         if statistic not in STATISTICS:
             raise InputError(f"task.statistic must be one of {', '.join(STATISTICS)}, got {statistic!r}")
@@ -98,6 +110,7 @@ class Tune:
         self.instances, self.seeds = instances, list(seeds)
         self.instance_key, self.statistic = instance_key, statistic
         self.race, self.race_p, self.race_after = race, race_p, race_after
+        self.race_ties, self.race_survivors = race_ties, race_survivors
 
     def runs(self, cfg: DictConfig, run_dir: Path) -> list[tuple[DictConfig, Path]]:
         """Each inner run's config (the optimise task, one instance, one seed) and directory."""
@@ -120,7 +133,9 @@ class Tune:
 
     def __call__(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         pairs = self.runs(cfg, run_dir)
-        race = open_race(self.race, self.race_p, self.race_after, len(pairs))
+        race = open_race(
+            self.race, self.race_p, self.race_after, len(pairs), self.race_ties, self.race_survivors
+        )
         order = list(range(len(pairs)))
         if race is not None:  # a fixed order would tune to the first instances (Optuna's advice)
             order = [int(i) for i in np.random.default_rng(trial_number()).permutation(len(pairs))]

@@ -271,12 +271,19 @@ def flat(node: Any, prefix: str) -> dict[str, Any]:
 
 
 def measured(config: DictConfig) -> dict[str, Any]:
-    """The settings that say what a trial measures, flat: the task's (instances, seeds, racing), the
-    budget, the puzzle and the optimiser; and the seed, unless the task runs seeds of its own."""
+    """The settings that say what a trial measures, flat: the task's (instances, seeds, racing, as in
+    force: experiments/racing.py in_force), the budget, the puzzle and the optimiser; and the seed,
+    unless the task runs seeds of its own."""
+    from experiments import racing
+    from experiments.tasks import trait
+
     out: dict[str, Any] = {}
     for group in MEASURED:
         if config.get(group) is not None:
-            out.update(flat(plain(config.get(group)), group))
+            node = plain(config.get(group))
+            if group == "task" and isinstance(node, dict) and trait(node, "races"):
+                node = racing.in_force(node)
+            out.update(flat(node, group))
     if "task.seeds" not in out:
         out["seed"] = plain(config.get("seed"))
     return out
@@ -322,6 +329,8 @@ def stops_held(sweep_dir: Path) -> Iterator[None]:
 
 class OptunaSweeper(Sweeper):
     """Ask Optuna for n_jobs trials at a time, launch them as Hydra jobs, tell Optuna their objectives."""
+
+    keeps_study = True  # declared: a trial's job finds the study in hydra.sweeper (experiments/racing.py)
 
     def __init__(
         self,
@@ -369,16 +378,23 @@ class OptunaSweeper(Sweeper):
         """A tuning trial that races (task=tune, task.race) must find the study: checked before any job."""
         from core.errors import InputError
         from experiments import racing
+        from experiments.tasks import trait
 
-        if not str(self.task.get("_target_", "")).endswith(".Tune"):
+        if not trait(self.task, "races"):
             return
-        race = self.task.get("race", "off")
+        given = racing.settings(self.task)  # the task's defaults, from its constructor
         try:
-            racing.check(race, self.task.get("race_p", 0.1), self.task.get("race_after", 2))
+            racing.check(
+                given["race"],
+                given["race_p"],
+                given["race_after"],
+                given["race_ties"],
+                given["race_survivors"],
+            )
         except InputError as err:
             raise SweeperError(str(err)) from None
-        if race != "off" and self.storage is None:
-            raise SweeperError(racing.NEEDS_STORAGE)
+        if given["race"] != "off" and self.storage is None:
+            raise SweeperError(racing.needs_storage(given["race"]))
 
     def identity(self, space: "Mapping[str, BaseDistribution]", arguments: Sequence[str]) -> dict[str, str]:
         """This sweep's study identity: its search, direction, and what a trial measures (the composed
@@ -505,9 +521,10 @@ class OptunaSweeper(Sweeper):
     def write_tuned(self) -> None:
         """For task=tune, trials.csv and the tuned optimizer YAML now, before the sweep's report (which
         writes them again, and says in one line why when they cannot be written)."""
+        from experiments.tasks import trait
         from experiments.tasks.tune import write_tuned
 
-        if self.config is None or not str(self.task.get("_target_", "")).endswith(".Tune"):
+        if self.config is None or not trait(self.task, "tuning"):
             return
         try:
             tuned = write_tuned(

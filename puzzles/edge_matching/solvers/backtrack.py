@@ -49,7 +49,7 @@ from puzzles.edge_matching.solvers.beam import Beam, beam_search
 from puzzles.edge_matching.solvers.perfect_search import Board, search
 
 STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
-RACE_CELLS = 100  # up to 10 x 10: the scan order chosen by estimate, the two best raced, then one split
+HEDGE_CELLS = 100  # up to 10 x 10: the scan order chosen by estimate, the two best in turns, then one split
 
 
 @dataclass(frozen=True)
@@ -349,7 +349,7 @@ def solve_exact(
     spent = priced = 0
     k = max(s.base + (max(s.z0 - s.b0 - s.o0, 0) + 1) // 2, proved)
     if k == 0 and s.z0 == s.b0:  # a perfect board puts every grey side off the board
-        order = "auto" if n * m <= RACE_CELLS else "short"  # larger boards: no perfect board in reach
+        order = "auto" if n * m <= HEDGE_CELLS else "short"  # larger boards: no perfect board in reach
         answer = search(
             Board(table, n, m, preplaced, order=order),
             limit=1,

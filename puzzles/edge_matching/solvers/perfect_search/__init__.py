@@ -34,7 +34,7 @@ nodes are the same on any number of threads.
     generated.py  a walk written per board and order, compiled by numba and cached (issue 56)
     tables.py   a board's search tables (`Board`, its order chosen by `estimate_orders`), an `Answer`
     jobs.py     the tree split into jobs, run on threads and read back in order
-    race.py     two orders raced for a first board (`search(portfolio=True)`)
+    turns.py    two orders walked in turns for a first board (`search(portfolio=True)`)
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ import numpy as np
 
 from core import interrupt
 from puzzles.edge_matching.solvers.base import threads_available
-from puzzles.edge_matching.solvers.perfect_search import race
+from puzzles.edge_matching.solvers.perfect_search import turns
 from puzzles.edge_matching.solvers.perfect_search.jobs import (
     found_before,
     read_answer,
@@ -75,8 +75,8 @@ def search(
     """Every perfect board (or at least `limit`), keeping the first `keep`; see the package docstring.
     `show_progress`: a live line (`watch.Watch`: boards so far, share of the estimated tree, time
     left; a count can take an hour). `portfolio`: for a first board
-    (limit 1) on a board whose order was chosen by estimate (order "auto"), first race the two best
-    orders for HEDGE_ROUNDS slices each (`race.hedge`), then, if neither finished, split the best order's
+    (limit 1) on a board whose order was chosen by estimate (order "auto"), first walk the two best
+    orders in turns for HEDGE_ROUNDS slices each (`turns.hedge`), then, if neither finished, split the best order's
     tree; a count or a proof asked for splits one tree at once.
 
     The tree is split into JOBS jobs (`jobs.split`) on any number of threads, so the answer and its nodes
@@ -92,15 +92,15 @@ def search(
     max_nodes = max_nodes if max_nodes is not None else np.iinfo(np.int64).max
     f, hedge = len(board.order), (0, 0)
     if portfolio and limit == 1 and board.consistent and f > 0:
-        raced, hedge = race.hedge(board, threads, max_nodes, seconds, started)
-        if raced is not None:
-            return dataclasses.replace(raced, compile_seconds=board.compile_seconds - compiled)
+        hedged, hedge = turns.hedge(board, threads, max_nodes, seconds, started)
+        if hedged is not None:
+            return dataclasses.replace(hedged, compile_seconds=board.compile_seconds - compiled)
     if not board.consistent:
         return Answer(
             0, [], 0, time.perf_counter() - started, "finished", board.symmetry, order=board.order_name
         )
     depth, prefixes, spent = split(board, f)
-    spent = (spent[0] + hedge[0], spent[1] + hedge[1])  # the race's nodes and placements, before
+    spent = (spent[0] + hedge[0], spent[1] + hedge[1])  # the hedge's nodes and placements, before
     flags = np.zeros(max(len(prefixes), 1), np.int64)  # per job: 1 time is up, 2 not needed, 3 node cap
     progress = np.zeros(max(len(prefixes), 1), np.int64)
     left = None if seconds is None else max(seconds - (time.perf_counter() - started), 0.0)

@@ -397,7 +397,7 @@ class Board:
         return cursor
 
     def sibling(self, order: str) -> Board:
-        """The same board and settings, scanned in another order (for `search`'s race)."""
+        """The same board and settings, scanned in another order (for `search`'s hedge, `turns`)."""
         return Board(
             self.table,
             self.n,
@@ -406,7 +406,7 @@ class Board:
             order,
             self.lookahead_wanted,
             self.symmetry_wanted,
-            False if self.generated_wanted is None else self.generated_wanted,  # a race's slices: no compile
+            False if self.generated_wanted is None else self.generated_wanted,  # turns' slices: no compile
         )
 
     def generated_walk(self):

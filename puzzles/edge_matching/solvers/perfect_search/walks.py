@@ -162,7 +162,7 @@ def _walk(geometry, lists, state, lookahead, tallied, bounds, io):
 @numba.njit(cache=True, nogil=True, inline="always")
 def _resume(cursor, first_depth):
     """(depth, fresh, boards found) where a walk starts: its first depth, or where the last call ran
-    out of nodes (`race`'s slices)."""
+    out of nodes (`turns`' slices)."""
     if cursor[0] < 0:
         return first_depth, True, 0
     return cursor[0], cursor[1] != 0, cursor[2]

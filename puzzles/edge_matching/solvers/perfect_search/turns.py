@@ -1,5 +1,6 @@
-"""The perfect search's race: for a first board, two scan orders walked in turns of SLICE nodes, on
-one thread or two, with the same winner, board and nodes on any number."""
+"""The perfect search's hedge: for a first board, two scan orders walked in turns of SLICE nodes, on
+one thread or two, with the same winner, board and nodes on any number. (Not "race": that word is
+the tuner's, racing settings over instances, experiments/racing.py.)"""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from core import interrupt
 from puzzles.edge_matching.solvers.perfect_search.jobs import start_timer
 from puzzles.edge_matching.solvers.perfect_search.tables import Answer, Board
 
-SLICE = 1 << 22  # nodes an order walks in `race_orders` before the other's turn (about 50 ms)
-HEDGE_ROUNDS = 32  # `search`'s portfolio races the two best orders this long (about 1.5 s), then splits
+SLICE = 1 << 22  # nodes an order walks in `in_turns` before the other's turn (about 50 ms)
+HEDGE_ROUNDS = 32  # `search`'s portfolio walks the two best orders in turns this long (~1.5 s), then splits
 
 
 def _runner_up(board: Board) -> Board | None:
@@ -30,15 +31,15 @@ def _runner_up(board: Board) -> Board | None:
 def hedge(
     board: Board, threads: int, max_nodes: int, seconds: float | None, started: float
 ) -> tuple[Answer | None, tuple[int, int]]:
-    """`search`'s portfolio: the board's order and the runner-up (`_runner_up`) raced for HEDGE_ROUNDS
-    rounds (`race_orders`); (None, (0, 0)) when no other order scans the cells otherwise."""
+    """`search`'s portfolio: the board's order and the runner-up (`_runner_up`) walked in turns for
+    HEDGE_ROUNDS rounds (`in_turns`); (None, (0, 0)) when no other order scans the cells otherwise."""
     second = _runner_up(board)
     if second is None:
         return None, (0, 0)
-    return race_orders([board, second], threads, max_nodes, seconds, started, HEDGE_ROUNDS)
+    return in_turns([board, second], threads, max_nodes, seconds, started, HEDGE_ROUNDS)
 
 
-def race_orders(
+def in_turns(
     boards: list[Board], threads: int, max_nodes: int, seconds: float | None, started: float, rounds: int
 ) -> tuple[Answer | None, tuple[int, int]]:
     """(the first board by whichever order finds it first, or None if none finished within `rounds`;
@@ -47,9 +48,9 @@ def race_orders(
     tree to the end (a proof that there is none). On one thread the schedule is run as it is; on two
     each order has a thread and walks on until a rival's finish comes earlier in the schedule, so the
     winner, its board and the nodes reported (those the schedule walks up to the winner's finish) are
-    the same on any thread count. Why a race first: where an order's first board lies varies by order
+    the same on any thread count. Why turns first: where an order's first board lies varies by order
     (the 6 x 12 clue 2's first board: 6 k nodes into `rows`, 211 k into `columns`, 155 M into
-    `spiral`). Why only a few rounds: a race gives each order one core where a split gives the best
+    `spiral`). Why only a few rounds: turns give each order one core where a split gives the best
     order both, and on the hardest 8 x 8 boards the split found boards sooner (issue 34;
     docs/studies/exact-edge-matching.md)."""
     k = len(boards)
@@ -122,7 +123,7 @@ def race_orders(
 def _winner(
     boards: list[Board], best: tuple[int, int], finish: list, walked: list[int], placed: list, elapsed: float
 ) -> tuple[Answer, tuple[int, int]]:
-    """(the race's answer, its nodes and placements: those the schedule walks up to the winner's
+    """(the hedge's answer, its nodes and placements: those the schedule walks up to the winner's
     finish)."""
     round_, w = best
     turns = [round_ if r <= w else round_ - 1 for r in range(len(boards))]  # each order's slices
