@@ -63,6 +63,7 @@ from benchmarks import flags
 from benchmarks.eternity2_ladder import _settings, bench_ladder, bench_parity, bench_walk, new_plot, save_plot
 from benchmarks.eternity2_rescore import rescored
 from benchmarks.timing import compare, report
+from core.errors import InputError
 from core.space import Budget
 from experiments.api import config
 from experiments.build import build
@@ -411,13 +412,17 @@ def breaks_setting(text: str) -> str:
         name for name in inspect.signature(Breaks).parameters if name not in ("seed", "threads", "ladder")
     ]
     try:
-        (name, _), *_ = _settings([text]).items()
+        (name, value), *_ = _settings([text]).items()
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"must be NAME=VALUE, VALUE a number, [a,list], true, false or null, got {text!r}"
+            f"must be NAME=VALUE, VALUE a number, [a,list], true, false, null or a word, got {text!r}"
         ) from None
     if name not in known:
         raise argparse.ArgumentTypeError(f"{name!r} is no setting of breaks; choose from {', '.join(known)}")
+    try:
+        Breaks(**{name: value})
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
     return text
 
 

@@ -55,7 +55,7 @@ def restart(walk, tables: Tables, cap: int, seed: int, quota=(), abandon=(0, 0),
     caps = (cap, abandon[0], abandon[1], fewer)
     if walk is after:  # the ladder's settings off, its outputs empty
         caps, outs = (
-            (*caps, False, -1, 0),
+            (*caps, False, -1, 0, 1 << 30, 0, False),
             (*outs, np.zeros(1, np.int64), np.zeros((0, 1), np.int64), np.zeros(0, np.int64)),
         )
     tables_ = (tables.geometry, tables.lists, tables.allow, tables.board0)
@@ -171,7 +171,7 @@ def outcome_profile(outcomes: tuple[RestartOutcome, ...], cells: int) -> str:
 
 
 def _settings(pairs: list[str]) -> dict:
-    """--set values "name=value" as Breaks keyword arguments (ints, lists of ints, true, false, null)."""
+    """--set values "name=value" as Breaks keyword arguments (ints, lists of ints, true, false, null, words)."""
     out: dict = {}
     for pair in pairs:
         name, value = pair.split("=", 1)
@@ -182,7 +182,10 @@ def _settings(pairs: list[str]) -> dict:
         elif value.startswith("["):
             out[name] = [int(v) for v in value.strip("[]").split(",") if v.strip()]
         else:
-            out[name] = int(float(value))
+            try:
+                out[name] = int(float(value))
+            except ValueError:  # a word: value_order=quota
+                out[name] = value
     return out
 
 

@@ -3,8 +3,13 @@ a perfect board found with no breaks, the same board from the same seed, one-lin
 
 from __future__ import annotations
 
+from dataclasses import FrozenInstanceError, replace
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
@@ -12,7 +17,7 @@ from core.errors import InputError
 from experiments.run import run_task, setup
 from experiments.schema import CONFIG_DIR
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
-from puzzles.edge_matching.solvers.breaks import QUOTA_CELLS, Breaks
+from puzzles.edge_matching.solvers.breaks import OPEN_CELLS, QUOTA_CELLS, Breaks
 from puzzles.edge_matching.solvers.breaks_tables import (
     BLACKWOOD,
     ORDERS,
@@ -20,6 +25,7 @@ from puzzles.edge_matching.solvers.breaks_tables import (
     default_schedule,
     quota_need,
 )
+from puzzles.edge_matching.solvers.breaks_walk import _quota_first
 
 
 def _like(n, m=None, seed=0, hints=(), frame=2, inner=4):
@@ -267,6 +273,10 @@ def test_a_time_limit_stops_it_and_the_board_is_complete():
         {"abandon_depth": 2.5},
         {"ladder": -1},
         {"rim_breaks": "yes"},
+        {"extend_depth": 0},
+        {"extend_nodes": -5},
+        {"value_order": "random"},
+        {"tail_cells": 1.5},
     ],
 )
 def test_a_bad_setting_is_refused_in_one_line(settings):
@@ -332,3 +342,61 @@ def test_the_ladder_counts_distinct_boards_through_the_app(tmp_path, capsys):
     )
     assert counts and max(counts) <= 3 and sum(counts.values()) > 1
     assert min(counts) >= row["best"]  # the best may be a greedy completion, which the ladder does not count
+
+
+def test_a_seeded_copy_changes_the_seed_alone():
+    solver = Breaks(seed=1, schedule=[200, 210], quota=[3, 4, 5], extend_depth=240, value_order="quota")
+    copy = solver.seeded(9)
+    assert copy.seed == 9 and replace(copy, seed=1) == solver
+    with pytest.raises(FrozenInstanceError):
+        solver.seed = 2  # type: ignore[misc]
+
+
+@examples(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=40), st.integers(0, 2**31 - 1))
+def test_quota_first_orders_each_keys_lists_by_quota_sides_and_keeps_the_shuffle_among_ties(sides, seed):
+    """Every key's exact part and break part: the same entries, quota sides never rising, and entries of
+    equal sides in the shuffled order."""
+    rng = np.random.default_rng(seed)
+    orients = len(sides)
+    cuts = np.sort(rng.integers(0, orients + 1, 5))
+    kstart, kmid, kend = np.array([0, cuts[1], cuts[3]]), np.array([cuts[0], cuts[2], cuts[4]]), None
+    kend = np.array([cuts[1], cuts[3], orients])
+    kmid = np.minimum(np.maximum(kmid, kstart), kend)
+    shuffled = rng.permutation(orients).astype(np.int64)
+    entries = shuffled.copy()
+    side_of = np.array(sides, np.int64)
+    _quota_first(entries, side_of, kstart, kmid, kend)
+    for a, b in [(s, m) for s, m in zip(kstart, kmid)] + [(m, e) for m, e in zip(kmid, kend)]:
+        part, before = entries[a:b], shuffled[a:b]
+        assert sorted(part) == sorted(before)
+        assert all(side_of[x] >= side_of[y] for x, y in zip(part, part[1:]))
+        for value in set(side_of[before]):
+            assert [x for x in part if side_of[x] == value] == [x for x in before if side_of[x] == value]
+
+
+def test_a_restart_that_keeps_going_deeper_is_extended_and_only_under_a_time_limit():
+    """A restart capped at 2,000 placements runs past its cap while it sets new deepest depths past
+    extend_depth (there, every depth); under a node budget the cap holds and the board is the same as
+    without the setting."""
+    puzzle = _like(8, seed=3)
+    tables = Tables(puzzle, "staircase", None, [])
+    stop = np.zeros(1, np.int64)
+    plain = tables.restart(2_000, 5, stop)
+    extended = tables.restart(2_000, 5, stop, extend=(1, 3_000))
+    assert plain.nodes <= 2_000 < extended.nodes and extended.deepest >= plain.deepest
+    settings = dict(seed=2, max_nodes=20_000, restart_nodes=2_000, finish_width=0, schedule=[])
+    budgeted = Breaks(**settings, extend_depth=1, extend_nodes=3_000).construct(puzzle)
+    assert budgeted.work <= 20_000
+    unextended = Breaks(**settings).construct(puzzle).layout
+    assert (budgeted.layout.piece == unextended.piece).all() and (budgeted.layout.rotation == unextended.rotation).all()
+
+
+def test_the_ladder_reports_each_boards_prefix_the_fill_order_bar_its_last_cells(tmp_path):
+    puzzle = _like(6, seed=0, inner=5)
+    built = Breaks(seed=0, ladder=3, max_nodes=300_000, finish_width=0).construct(puzzle)
+    assert built.ladder_boards and set(built.ladder_prefixes) == set(built.ladder_boards)
+    cells = Tables(puzzle, "staircase", None, None).geometry[0][: 36 - OPEN_CELLS]
+    for board, prefix in built.ladder_prefixes.items():
+        assert prefix == np.frombuffer(board, np.int64)[cells].tobytes()
+    assert len(set(built.ladder_prefixes.values())) <= len(built.ladder_boards)

@@ -80,6 +80,7 @@ RUN: dict[str, list[str]] = {
     "python -m experiments.run +experiment=pentomino_rectangles": SMOKE,
     "python -m experiments.run +experiment=galakub": SMOKE,
     "python -m experiments.run +experiment=tune_sa_eternity2_like": SMOKE,
+    "python -m experiments.run +experiment=tune_sa_eternity2_like task.race=elitist": SMOKE,
     "python -m experiments.run +experiment=hardness_peak": SMOKE,
     "python -m experiments.run puzzle=queens task=exact": [],
     "python -m experiments.run task=exact puzzle=eternity2 puzzle.pieces_file=puzzles/data/eternity2/clue1.txt "
@@ -165,6 +166,9 @@ RUN: dict[str, list[str]] = {
         "budget.seconds=null",
         "budget.evaluations=50000",
     ],
+    # Resume a long run (the run itself, shortened; tests/test_checkpoint.py stops and resumes such runs)
+    "python -m experiments.run puzzle=eternity2_like puzzle.n=8 optimizer=sa budget.evaluations=2000000 "
+    "hydra.run.dir=results/runs/long_sa": ["budget.evaluations=2000"],
     # Extending
     "python -m experiments.run optimizer=lahc optimizer.history=200": [],
     "python -m experiments.run puzzle=queens puzzle.n=30 optimizer=lahc": [],

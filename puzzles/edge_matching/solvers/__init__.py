@@ -8,8 +8,8 @@ never imports them.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,9 +27,7 @@ def raced(breaks: Breaks, beam: Beam) -> Race:
     another backtracker (`breaks` on one thread, restarts of its own: `Race`'s spare)."""
     from puzzles.edge_matching.solvers.race import Race
 
-    spare = copy.copy(breaks)
-    spare.threads = 1
-    return Race([breaks, beam], spare)
+    return Race([breaks, beam], replace(breaks, threads=1))
 
 
 def _race() -> ConstructiveSolver:

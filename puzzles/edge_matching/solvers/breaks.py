@@ -45,7 +45,8 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 
@@ -57,10 +58,18 @@ from puzzles.edge_matching.solvers.beam import warm_up as beam_warm_up
 from puzzles.edge_matching.solvers.breaks_tables import ORDERS, RestartRun, Tables
 from puzzles.edge_matching.solvers.breaks_walk import _complete, _restart, _unmatched
 
-RESTART_NODES = 50_000_000  # placements per restart, by default
+# Placements per restart, by default: 10x the 5e7 of issue 46, which stopped restarts at about four
+# seconds, 300-500x shorter than the record family's (Blackwood: 5e10 loop turns; libblackwood: minutes).
+RESTART_NODES = 500_000_000
 DEFAULT_MAX_NODES = 200_000_000  # the node budget when no time limit is given
 FINISH_WIDTH = 1000  # the beam that completes each restart's deepest partial board
 TAIL_CELLS = 12  # deepest partials with at most this many empty cells are completed exactly too
+EXTEND_NODES = 500_000_000  # placements a restart gains at each new deepest depth past extend_depth
+EXTEND_DEPTH = 252 / 256  # libblackwood extends a restart that sets a new deepest depth past 252 of 256
+VALUE_ORDERS = ("shuffled", "quota")
+OPEN_CELLS = (
+    16  # the ladder's distinct prefixes: boards alike but in their last 16 cells (eii's last row) count once
+)
 ABANDON_NODES = 3_000_000  # a restart short of ABANDON_DEPTH of the cells after these placements stops
 ABANDON_DEPTH = 160 / 256
 QUOTA_CELLS = 100  # boards of fewer cells get no quota by default: their trees are walked whole
@@ -80,6 +89,16 @@ def whole_numbers(name: str, value: object, minimum: int, meaning: str) -> list[
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < minimum:
             raise InputError(f"{what}; {v!r} is not one")
     return [int(v) for v in value]
+
+
+def _whole(name: str, value: object, minimum: int, optional: bool = False) -> None:
+    """A one-line InputError unless optimizer.`name` is a whole number >= minimum (or null when optional)."""
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise InputError(
+            f"optimizer.{name} must be a whole number >= {minimum}{' (or null)' if optional else ''}, got {value!r}"
+        )
 
 
 def check_quota(quota: object) -> list[int]:
@@ -130,6 +149,9 @@ class BreaksConstruction(Construction):
     quota: tuple[int, ...] = ()
     ladder_boards: dict[bytes, int] = field(default_factory=dict)  # on the ladder: board -> unmatched joins
     ladder_parts: dict[bytes, str] = field(default_factory=dict)  # board -> the part that first completed it
+    ladder_prefixes: dict[bytes, bytes] = field(
+        default_factory=dict
+    )  # board -> its cells bar the last OPEN_CELLS
     outcomes: tuple[RestartOutcome, ...] = ()
 
 
@@ -160,8 +182,10 @@ def warm_up() -> None:
     Tables(Tiny(), "rows", None, []).restart(100, 0, np.zeros(1, np.int64))  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
 class Breaks(BoardBuilder):
-    """The scheduled-break backtracker as a constructive solver (see the module).
+    """The scheduled-break backtracker as a constructive solver (see the module). Its settings are its
+    fields, checked once (`__post_init__`); a seeded copy is one `replace`.
 
     Args:
         seed: seeds restart k with seed * 1_000_003 + k (its list shuffle).
@@ -193,81 +217,72 @@ class Breaks(BoardBuilder):
         tail_cells: a restart's deepest partial boards with at most this many empty cells are
             completed exactly (the fewest unmatched joins, any number of breaks; breaks_walk
             `_finish`) as well as greedily; 0: greedily only.
+        extend_depth, extend_nodes: under a time limit, each new deepest depth a restart reaches at
+            or past extend_depth (null: 252 of 256 cells, scaled) gives it at least extend_nodes
+            placements more (0: never; libblackwood extends a restart that keeps going deeper past
+            252). Off under a node budget, whose restarts have fixed shares.
+        value_order: each cell's candidates "shuffled" per restart, or "quota": the most quota-colour
+            sides first, shuffled among ties (Blackwood's order).
 
     Its work counts placements (nodes).
     """
 
-    work_unit = "node"
-    rectangles = True
-    default_seconds = 60.0  # the figure the docs quote: a median 463 on Eternity II in 60 s on one core
+    seed: int = 0
+    order: str = "staircase"
+    tail: int | None = None
+    schedule: Sequence[int] | None = None
+    restart_nodes: int = RESTART_NODES
+    finish_width: int = FINISH_WIDTH
+    max_nodes: int | None = None
+    threads: int = 1
+    quota: Sequence[int] | None = None
+    abandon_nodes: int = ABANDON_NODES
+    abandon_depth: int | None = None
+    ladder: int | None = None
+    rim_breaks: bool = False
+    parity: bool = False
+    tail_cells: int = TAIL_CELLS
+    extend_depth: int | None = None
+    extend_nodes: int = EXTEND_NODES
+    value_order: str = "shuffled"
 
-    def __init__(
-        self,
-        seed: int = 0,
-        order: str = "staircase",
-        tail: int | None = None,
-        schedule: list[int] | None = None,
-        restart_nodes: int = RESTART_NODES,
-        finish_width: int = FINISH_WIDTH,
-        max_nodes: int | None = None,
-        threads: int = 1,
-        quota: Sequence[int] | None = None,
-        abandon_nodes: int = ABANDON_NODES,
-        abandon_depth: int | None = None,
-        ladder: int | None = None,
-        rim_breaks: bool = False,
-        parity: bool = False,
-        tail_cells: int = TAIL_CELLS,
-    ):
-        if order not in ORDERS:
-            raise InputError(f"optimizer.order must be one of {', '.join(ORDERS)}, got {order!r}")
-        if tail is not None and (isinstance(tail, bool) or not isinstance(tail, int) or tail < 1):
-            raise InputError(f"optimizer.tail must be a whole number >= 1 (or null), got {tail!r}")
-        self.schedule = None if schedule is None else check_schedule(schedule)
-        for name, value in (("restart_nodes", restart_nodes), ("max_nodes", max_nodes), ("threads", threads)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise InputError(f"optimizer.{name} must be a whole number >= 1, got {value!r}")
-        if isinstance(finish_width, bool) or not isinstance(finish_width, int) or finish_width < 0:
-            raise InputError(f"optimizer.finish_width must be a whole number >= 0, got {finish_width!r}")
-        self.seed, self.order, self.tail, self.finish_width = seed, order, tail, finish_width
-        self.restart_nodes, self.max_nodes, self.threads = restart_nodes, max_nodes, threads
-        self.quota = None if quota is None else check_quota(quota)
-        for name, value in (("abandon_nodes", abandon_nodes), ("abandon_depth", abandon_depth)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-                raise InputError(f"optimizer.{name} must be a whole number >= 0, got {value!r}")
-        self.abandon_nodes, self.abandon_depth = abandon_nodes, abandon_depth
-        if ladder is not None and (isinstance(ladder, bool) or not isinstance(ladder, int) or ladder < 0):
-            raise InputError(f"optimizer.ladder must be a whole number >= 0 (or null), got {ladder!r}")
-        self.ladder = ladder
-        if not isinstance(rim_breaks, bool):
-            raise InputError(f"optimizer.rim_breaks must be true or false, got {rim_breaks!r}")
-        self.rim_breaks = rim_breaks
-        if not isinstance(parity, bool):
-            raise InputError(f"optimizer.parity must be true or false, got {parity!r}")
-        self.parity = parity
-        if isinstance(tail_cells, bool) or not isinstance(tail_cells, int) or tail_cells < 0:
-            raise InputError(f"optimizer.tail_cells must be a whole number >= 0, got {tail_cells!r}")
-        self.tail_cells = tail_cells
-        self.name = "breaks"
+    name: ClassVar[str] = "breaks"
+    work_unit: ClassVar[str] = "node"
+    rectangles: ClassVar[bool] = True
+    default_seconds: ClassVar[float] = (
+        60.0  # the docs' figure: a median 463 on Eternity II in 60 s on one core
+    )
+
+    def __post_init__(self) -> None:
+        if self.order not in ORDERS:
+            raise InputError(f"optimizer.order must be one of {', '.join(ORDERS)}, got {self.order!r}")
+        if self.value_order not in VALUE_ORDERS:
+            raise InputError(
+                f"optimizer.value_order must be one of {', '.join(VALUE_ORDERS)}, got {self.value_order!r}"
+            )
+        _whole("tail", self.tail, 1, optional=True)
+        for name in ("restart_nodes", "max_nodes", "threads"):
+            _whole(name, getattr(self, name), 1, optional=name == "max_nodes")
+        for name in (
+            "finish_width",
+            "abandon_nodes",
+            "abandon_depth",
+            "ladder",
+            "tail_cells",
+            "extend_nodes",
+        ):
+            _whole(name, getattr(self, name), 0, optional=name in ("abandon_depth", "ladder"))
+        _whole("extend_depth", self.extend_depth, 1, optional=True)
+        for name in ("rim_breaks", "parity"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"optimizer.{name} must be true or false, got {getattr(self, name)!r}")
+        if self.schedule is not None:  # kept as tuples: the settings are frozen
+            object.__setattr__(self, "schedule", tuple(check_schedule(self.schedule)))
+        if self.quota is not None:
+            object.__setattr__(self, "quota", tuple(check_quota(self.quota)))
 
     def seeded(self, seed: int) -> Breaks:
-        return Breaks(
-            seed,
-            self.order,
-            self.tail,
-            self.schedule,
-            self.restart_nodes,
-            self.finish_width,
-            self.max_nodes,
-            self.threads,
-            self.quota,
-            self.abandon_nodes,
-            self.abandon_depth,
-            self.ladder,
-            self.rim_breaks,
-            self.parity,
-            self.tail_cells,
-        )
+        return replace(self, seed=seed)
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         warm_up()
@@ -296,7 +311,9 @@ class Breaks(BoardBuilder):
         def probe(job: tuple[int, int], seed: int) -> RestartRun | None:
             if stop[0]:  # stopped: the probes left are not started (each costs its set-up)
                 return None
-            run = tables.restart(cap, seed, stop, candidates[job[0]], abandon)
+            run = tables.restart(
+                cap, seed, stop, candidates[job[0]], abandon, quota_first=self.value_order == "quota"
+            )
             progress.report(run.nodes, None if run.board is None else run.unmatched, "node")  # the live line
             return run
 
@@ -333,7 +350,7 @@ class Breaks(BoardBuilder):
         budget = self.max_nodes or (DEFAULT_MAX_NODES if seconds is None else None)
         runs = _Restarts(self, tables, abandon, budget, started)
         with alarm(None if seconds is None else seconds - (time.perf_counter() - started)) as stop:
-            quota: list[int] = self.quota or []
+            quota: list[int] = list(self.quota or [])
             probes: list[RestartRun] = []
             if self.quota is None and tables.cells_count >= QUOTA_CELLS:
                 with alarm(None if seconds is None else PROBE_SHARE * seconds) as probe_stop:
@@ -374,8 +391,17 @@ class _Restarts:
         self.history: list[tuple[float, int, int]] = []
         self.hist = np.zeros(tables.cells_count, np.int64)
         self.outcomes: list[RestartOutcome] = []
+        # extended restarts only under a time limit: under a node budget each restart's share is fixed
+        depth = (
+            round(EXTEND_DEPTH * tables.cells_count) if solver.extend_depth is None else solver.extend_depth
+        )
+        self.extend = (depth if budget is None and solver.extend_nodes else 1 << 30, solver.extend_nodes)
         self.boards: dict[bytes, int] = {}  # the ladder's distinct boards: unmatched joins of each
         self.parts: dict[bytes, str] = {}  # and the part of the search that completed each first
+        self.prefixes: dict[
+            bytes, bytes
+        ] = {}  # and its prefix: the fill order's cells bar the last OPEN_CELLS
+        self.prefix_cells = tables.geometry[0][: max(0, tables.cells_count - OPEN_CELLS)]
 
     def cap_of(self, k: int) -> int:
         """Restart k's placements: restart_nodes, or what the node budget leaves it."""
@@ -399,6 +425,7 @@ class _Restarts:
             key = board.tobytes()
             if key not in self.boards:
                 self.boards[key], self.parts[key] = int(_unmatched(board, col, nb)), part
+                self.prefixes[key] = board[self.prefix_cells].tobytes()
         if run.board is not None and (run.unmatched, k) < self.key:
             self.key = (run.unmatched, k)
             improved = run.unmatched < self.score
@@ -421,7 +448,18 @@ class _Restarts:
                 return
             ladder = None if solver.ladder is None else (solver.ladder + 1, solver.ladder)
             seed = solver.seed * 1_000_003 + k
-            run = tables.restart(cap, seed, stop, quota, abandon, fewer, ladder, solver.tail_cells)
+            run = tables.restart(
+                cap,
+                seed,
+                stop,
+                quota,
+                abandon,
+                fewer,
+                ladder,
+                solver.tail_cells,
+                self.extend,
+                solver.value_order == "quota",
+            )
             shallow = run.deepest < abandon[1] and k > 0  # abandoned: not worth a beam
             if solver.finish_width and run.deepest < tables.cells_count and not shallow:
                 finished = tables.finish(run.deep_board, solver.finish_width, solver.seed)
@@ -472,6 +510,7 @@ class _Restarts:
             quota=tuple(quota),
             ladder_boards=dict(self.boards),
             ladder_parts=dict(self.parts),
+            ladder_prefixes=dict(self.prefixes),
             outcomes=tuple(self.outcomes),
             history=tuple(self.history),
         )

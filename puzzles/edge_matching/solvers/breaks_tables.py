@@ -27,7 +27,7 @@ FINISH_LOCK = threading.Lock()
 QUOTA_RAMP = ((26, 28), (56, 71), (76, 89), (102, 106), (160, 119))
 QUOTA_SIDES = 124
 MAX_ORIENTS = (1 << 15) - 1
-KEEP_BOARDS = 256  # boards a restart keeps on the ladder
+KEEP_BOARDS = 4096  # boards a restart keeps on the ladder
 PARTS = ("walk", "greedy", "exact")  # breaks_walk WALK, GREEDY, EXACT: the part that completed a board
 TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
 
@@ -175,12 +175,16 @@ class Tables:
         fewer: int = 1 << 30,
         ladder: tuple[int, int] | None = None,
         tail: int = 0,
+        extend: tuple[int, int] = (1 << 30, 0),
+        quota_first: bool = False,
     ) -> RestartRun:
         """One restart (see `_restart`): `quota` colours, abandoned after abandon[0] placements short of
         depth abandon[1], looking only for boards of fewer than `fewer` breaks. `ladder` = (fewer,
         keep): count every complete board of fewer than `fewer` unmatched joins instead, keeping those
         of at most `keep` (up to KEEP_BOARDS). `tail`: deepest partials with at most this many empty
-        cells are also completed exactly."""
+        cells are also completed exactly. `extend` = (depth, placements): each new deepest depth at or
+        past `depth` lets the restart run at least `placements` more. `quota_first`: candidates with
+        the most quota sides first."""
         hist = np.zeros(self.cells_count, np.int64)
         best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
         tables = (self.geometry, self.lists, self.allow, self.board0)
@@ -197,6 +201,9 @@ class Tables:
             ladder is not None,
             -1 if ladder is None else ladder[1],
             tail,
+            extend[0],
+            extend[1],
+            quota_first,
         )
         outs = (hist, best_board, deep_board, found, kept, kept_by)
         nodes, best, deep, deep_brk, exhausted, n_kept = _restart(

@@ -170,6 +170,20 @@ def _shuffled(entries0, kstart, kmid, kend):
 
 
 @numba.njit(cache=True, nogil=True)
+def _quota_first(entries, sides, kstart, kmid, kend):
+    """Each key's exact part and break part ordered by the quota colours' sides, most first, the
+    shuffled order kept among ties (Blackwood's value order: the quota colours are spent first)."""
+    for k in range(kstart.shape[0]):
+        for a, b in ((kstart[k], kmid[k]), (kmid[k], kend[k])):
+            for x in range(a + 1, b):  # insertion sort, stable: the lists are short
+                e, y = entries[x], x
+                while y > a and sides[entries[y - 1]] < sides[e]:
+                    entries[y] = entries[y - 1]
+                    y -= 1
+                entries[y] = e
+
+
+@numba.njit(cache=True, nogil=True)
 def _sentinel_lists(entries, piece_of, kstart, kmid, kend):
     """The shuffled lists packed for the walk: (entries, start, break_start, split). An entry is piece
     | orient << 16. Key k's exact fits run from start[k] to a MID sentinel, its one-break fits from
@@ -222,6 +236,9 @@ def _restart(tables, quota, caps, seed, stop, outs, parity):
     boards (kept_by: which part completed each, WALK, GREEDY or EXACT); the last returned figure is
     how many were. caps[6]: a deepest partial with at most this many empty cells is also completed
     exactly (`_finish`: the fewest unmatched joins, within TAIL_NODES placements); 0: never.
+    caps[7], caps[8]: each new deepest depth at or past caps[7] gives the restart at least caps[8]
+    placements more (libblackwood extends a restart that keeps going deeper); caps[9]: each key's
+    candidates with the most quota sides first (`_quota_first`) instead of shuffled only.
 
     Parity: a break is refused when the colours left odd by the breaks so far (`odd`, one bit a
     colour, kept per break count along the path) outnumber twice the breaks the board may still have
@@ -231,6 +248,8 @@ def _restart(tables, quota, caps, seed, stop, outs, parity):
     col, piece_of, entries0, kstart, kmid, kend, radix = lists[:7]
     np.random.seed(seed)
     entries = _shuffled(entries0, kstart, kmid, kend)
+    if caps[9]:
+        _quota_first(entries, quota[0], kstart, kmid, kend)
     packed, start, break_start, split = _sentinel_lists(entries, piece_of, kstart, kmid, kend)
     depth, pad = cells.shape[0], board0.shape[0]  # the pad cell: every missing neighbour, colour 0
     board = board0.copy()
@@ -415,7 +434,7 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs):
     """`_restart`'s walk from depth 0 of the board it set up (`state`): `_dive` between events, and
     here what an event asks for (a new deepest board, a complete one, a greedy completion and, a few
     cells short, an exact one, the node cap, the abandon rule, a look at the stop flag)."""
-    node_cap, abandon_nodes, abandon_depth, fewer, hold, keep, tail = caps
+    node_cap, abandon_nodes, abandon_depth, fewer, hold, keep, tail, extend_depth, extend_nodes, _ = caps
     cells, _, _, _, fixed, req_top, req_right, top_brk, right_brk, nb, cell_pat = geometry
     col, piece_of, _, _, _, _, radix, pat_orients, pat_start = lists
     hist, out_best, out_deep, found, kept, kept_by = outs
@@ -434,6 +453,8 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs):
             break
         brk = walked[i, BREAKS]
         if i > deep or (i == deep and brk < deep_brk):
+            if i > deep and i >= extend_depth:  # a new deepest depth this far down: run on
+                node_cap = max(node_cap, nodes + extend_nodes)
             deep, deep_brk = i, brk
             out_deep[:] = board
         if i == depth:  # a complete board: later ones must have fewer breaks (but on the ladder)
