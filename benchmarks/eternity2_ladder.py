@@ -12,8 +12,10 @@ ladder: `optimizer=breaks` with `ladder` set runs `--seconds` of wall-clock time
 and counts every distinct complete board of at least `--floor` matched joins (each re-scored); printed
 per score as boards and boards per hour, beside the baseline's settings run the same way in the same
 run (`--baseline-set`; before issue 46: the defaults of that time), with the restarts' outcome profile
-(how they ended, the depth they reached, placements per restart). eii's published rates on one PC of
-2009 are printed as context, not as a ratio.
+(how they ended, the depth they reached, placements per restart). Beside the boards, the distinct
+prefixes: boards alike in all but the fill order's last 16 cells (breaks.OPEN_CELLS, eii's last row)
+count once, so a cluster of completions of one deep partial shows as one. eii's published rates on
+one PC of 2009 are printed as context, not as a ratio.
 """
 
 from __future__ import annotations
@@ -53,15 +55,16 @@ def restart(walk, tables: Tables, cap: int, seed: int, quota=(), abandon=(0, 0),
         tables.board0.copy(),
     )
     caps = (cap, abandon[0], abandon[1], fewer)
-    if walk is after:  # the ladder's settings off, its outputs empty
+    if walk is after:  # the ladder's settings off, its outputs empty; placements with a break counted apart
         caps, outs = (
             (*caps, False, -1, 0, 1 << 30, 0, False),
-            (*outs, np.zeros(1, np.int64), np.zeros((0, 1), np.int64), np.zeros(0, np.int64)),
+            (np.zeros((2, tables.cells_count), np.int64), *outs[1:])
+            + (np.zeros(1, np.int64), np.zeros((0, 1), np.int64), np.zeros(0, np.int64)),
         )
     tables_ = (tables.geometry, tables.lists, tables.allow, tables.board0)
     extra = (tables.parity if parity else no_parity(len(tables.parity[0])),) if walk is after else ()
     result = walk._restart(tables_, tables.quota(quota), caps, seed, np.zeros(1, np.int64), outs, *extra)
-    return tuple(int(x) for x in result[:5]), outs[:3]
+    return tuple(int(x) for x in result[:5]), (outs[0][0] if walk is after else outs[0], *outs[1:3])
 
 
 def _walk(walk, tables: Tables, workload: tuple) -> tuple[int, list]:
@@ -200,6 +203,7 @@ def ladder_run(
     turns = 4
     rescored(puzzle, built.unmatched, built.layout, f"seed {seed}: best board")
     boards = Counter(480 - u for u in built.ladder_boards.values())
+    prefixes = {board: built.ladder_prefixes[board] for board in built.ladder_boards}
     parts = Counter(built.ladder_parts[board] for board in built.ladder_boards)
     for board, unmatched in built.ladder_boards.items():
         layout = puzzle.layout(
@@ -213,7 +217,9 @@ def ladder_run(
         + "; "
         + outcome_profile(built.outcomes, 256)
     )
-    return dict(boards), profile
+    best_of = {prefixes[b]: 480 - u for b, u in sorted(built.ladder_boards.items(), key=lambda x: -x[1])}
+    walked = Counter(480 - u for b, u in built.ladder_boards.items() if built.ladder_parts[b] == "walk")
+    return dict(boards), profile, best_of, (built.depth_nodes, built.break_nodes, walked)
 
 
 def bench_ladder(args) -> None:
@@ -226,10 +232,17 @@ def bench_ladder(args) -> None:
         sides["baseline"] = _settings(args.baseline_set)
     Breaks().warm_up(puzzle)
     totals: dict[str, Counter] = {name: Counter() for name in sides}
+    prefixes: dict[str, Counter] = {name: Counter() for name in sides}  # distinct prefixes, at their best
+    walks = {name: [np.zeros(256, np.int64), np.zeros(256, np.int64), Counter()] for name in sides}
     for seed in range(args.seed_from, args.seed_from + args.seeds):
         for name, settings in sides.items():
-            boards, profile = ladder_run(settings, seed, args.seconds, args.threads, args.floor, puzzle)
+            boards, profile, best_of, walk = ladder_run(
+                settings, seed, args.seconds, args.threads, args.floor, puzzle
+            )
             totals[name].update(boards)
+            prefixes[name].update(best_of.values())
+            for total, part in zip(walks[name], walk, strict=True):
+                total += part
             print(f"  {name} seed {seed}: boards {dict(sorted(boards.items()))}; {profile}", flush=True)
     hours = args.seconds * args.seeds / 3600
     print(
@@ -243,8 +256,14 @@ def bench_ladder(args) -> None:
         for score in range(args.floor, top + 1):
             at = counts.get(score, 0)
             better = sum(v for s, v in counts.items() if s >= score)
-            cells.append(f"{score}: {at / hours:,.1f} ({better / hours:,.1f} at or above)")
+            alike = sum(v for s, v in prefixes[name].items() if s >= score)
+            cells.append(
+                f"{score}: {at / hours:,.1f} ({better / hours:,.1f} at or above, {alike / hours:,.1f} distinct prefixes)"
+            )
         print(f"  {name} {settings or '(defaults)'}: " + "; ".join(cells))
+    print("the chain model (benchmarks/eternity2_chain.py) beside the walk's own complete boards, per hour:")
+    for name, settings in sides.items():
+        print(f"  {name}: " + chain_line(puzzle, settings, walks[name], hours))
     if "baseline" in sides:
         for score in (464, 465):
             now = sum(v for s, v in totals["now"].items() if s >= score) / hours
@@ -259,6 +278,21 @@ def bench_ladder(args) -> None:
         "eii (Verhaard), boards per hour on one PC of 2009: "
         + ", ".join(f"{score}: {rate:g}" for score, rate in EII_PER_HOUR.items())
         + " (the targets on two cores: >= 2,040 at 463 or better, >= 115 at 464, >= 7 at 465)"
+    )
+
+
+def chain_line(puzzle, settings: dict, walk: list, hours: float) -> str:
+    """The chain's boards per hour at or above 462-466 for a side's schedule, fit to its placements,
+    beside the side's walk-completed boards (the part of the ladder the chain models)."""
+    from benchmarks.eternity2_chain import chain_for
+
+    tables = Tables(
+        puzzle, settings.get("order", "staircase"), settings.get("tail"), settings.get("schedule")
+    )
+    predicted, measured = chain_for(tables, walk[0], walk[1], hours, 480)
+    return f"rates measured to depth {measured}; " + "; ".join(
+        f"{s} or better: predicted {predicted.get(s, 0.0):,.1f}, walked {sum(v for t, v in walk[2].items() if t >= s) / hours:,.1f}"
+        for s in range(462, 467)
     )
 
 

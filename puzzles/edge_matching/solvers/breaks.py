@@ -144,6 +144,7 @@ class BreaksConstruction(Construction):
 
     unmatched: int = 0
     depth_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    break_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # of those, with a break
     deepest: int = 0
     restarts: int = 0
     quota: tuple[int, ...] = ()
@@ -390,6 +391,7 @@ class _Restarts:
         self.nodes, self.deepest, self.done, self.probed = 0, 0, False, 0
         self.history: list[tuple[float, int, int]] = []
         self.hist = np.zeros(tables.cells_count, np.int64)
+        self.break_hist = np.zeros(tables.cells_count, np.int64)
         self.outcomes: list[RestartOutcome] = []
         # extended restarts only under a time limit: under a node budget each restart's share is fixed
         depth = (
@@ -416,6 +418,7 @@ class _Restarts:
         if k >= 0:  # a probe reported itself as it ended
             progress.report(run.nodes, None if run.board is None else run.unmatched, "node")
         self.hist[:] += run.hist
+        self.break_hist[:] += run.break_hist
         self.deepest = max(self.deepest, run.deepest)
         ended = "walked" if run.exhausted else ("abandoned" if run.deepest < self.abandon[1] else "ran out")
         unmatched = run.unmatched if run.board is not None else -1
@@ -505,6 +508,7 @@ class _Restarts:
             note,
             unmatched=int(self.score),
             depth_nodes=self.hist,
+            break_nodes=self.break_hist,
             deepest=self.deepest,
             restarts=self.next,
             quota=tuple(quota),

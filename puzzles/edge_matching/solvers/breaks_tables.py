@@ -185,7 +185,7 @@ class Tables:
         cells are also completed exactly. `extend` = (depth, placements): each new deepest depth at or
         past `depth` lets the restart run at least `placements` more. `quota_first`: candidates with
         the most quota sides first."""
-        hist = np.zeros(self.cells_count, np.int64)
+        hist = np.zeros((2, self.cells_count), np.int64)  # placements by depth, and those with a break
         best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
         tables = (self.geometry, self.lists, self.allow, self.board0)
         found = np.zeros(2 * self.cells_count + 1, np.int64)
@@ -216,11 +216,12 @@ class Tables:
             int(deep),
             int(deep_brk),
             bool(exhausted),
-            hist,
+            hist[0],
             deep_board,
             found,
             kept[:n_kept],
             [PARTS[part] for part in kept_by[:n_kept]],
+            hist[1],
         )
 
 
@@ -241,6 +242,7 @@ class RestartRun:
     found: np.ndarray  # on the ladder: complete boards per unmatched joins
     kept: np.ndarray  # on the ladder: the boards kept, one per row
     kept_by: list[str]  # which part completed each: "walk", "greedy", "exact" (or "beam", breaks.py)
+    break_hist: np.ndarray  # placements by depth that spent a break
 
 
 def odd_colours(table: np.ndarray, board0: np.ndarray, nb: np.ndarray, radix: int) -> tuple:

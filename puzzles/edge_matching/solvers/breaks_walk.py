@@ -220,7 +220,8 @@ def _restart(tables, quota, caps, seed, stop, outs, parity):
     """One restart of the depth-first search; (nodes, best unmatched, deepest depth, its breaks,
     exhausted). tables = (geometry, lists, allow, board0) (`Tables`); parity = (bits, odd0)
     (`Tables.parity`: a colour's bit, the colours odd before the walk); outs = (hist, out_best,
-    out_deep, found, kept, kept_by): hist[d] counts the placements at depth d, out_best gets the best
+    out_deep, found, kept, kept_by): hist[0, d] counts the placements at depth d (hist[1, d] those
+    that spent a break), out_best gets the best
     complete board found (complete, or completed greedily or exactly), out_deep the deepest partial.
 
     At depth i the board has cells order[:i] filled (and the pre-placed ones); the cell's candidates
@@ -396,7 +397,8 @@ def _dive(state, lists2, i, fresh, nodes, until, hist, extra):
                 board[cell], blocked[p] = o, 1
                 shown[cell, 0], shown[cell, 1] = per_orient[o, RIGHT], per_orient[o, TOP]
                 nodes += 1
-                hist[i] += 1
+                hist[0, i] += 1
+                hist[1, i] += c  # the placements that spent a break: the chain model's break fits
                 placed = True
                 break
             walked[i, AT] = at
