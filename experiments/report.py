@@ -22,15 +22,14 @@ with interrupt.ends_quietly("while starting; nothing was written", active=__name
     from omegaconf import OmegaConf
 
     from experiments import iohprofiler, plots
-    from experiments.colour_report import colour_budget, colour_sweep_outputs
     from experiments.gather import gather_runs, gather_traces, group_keys, instance_columns
-    from experiments.hardness_report import hardness_budget, hardness_outputs
     from experiments.outside import OutsideError, join_outside
     from experiments.ranking import Ranking, cd_diagram, rank
     from experiments.records import CONFIG, RUN, atomic_write, write_table
     from experiments.report_markdown import budget_text, caption, markdown
     from experiments.schema import setup
     from experiments.stats import ert_targets, evaluations_to_optimum, pairwise, summarise
+    from experiments.tasks import Section, trait
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -138,6 +137,41 @@ def ert_by_problem(
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
 
+def task_configs(runs: pd.DataFrame) -> list[dict]:
+    """The task config (`cfg.task`, as saved in config.yaml) of one run per task among the runs, in the
+    runs table's order: what names each task's class, and so its traits and report hook."""
+    found: dict[str, dict] = {}
+    if "task" not in runs or "run_dir" not in runs:
+        return []
+    for task, d in zip(runs["task"], runs["run_dir"]):
+        if pd.isna(d) or str(task) in found or not (Path(d) / CONFIG).is_file():
+            continue
+        cfg = OmegaConf.to_container(OmegaConf.load(Path(d) / CONFIG), resolve=False)
+        node = cfg.get("task") if isinstance(cfg, dict) else None
+        if isinstance(node, dict):
+            found[str(task)] = node
+    return list(found.values())
+
+
+def sections(
+    roots: Sequence[Path], out: Path, study: dict, runs: pd.DataFrame, skipped: dict[str, str]
+) -> list[Section]:
+    """Each study's part of the report: the `report_section` hook of the task class its runs name
+    (experiments/tasks Task), called once per class; it writes the study's tables and pictures into
+    `out` and returns report.md's lines. The report imports no study: a task names its own section."""
+    parts, called = [], set()
+    for node in task_configs(runs):
+        hook = trait(node, "report_section")
+        key = getattr(hook, "__func__", hook)
+        if key in called:
+            continue
+        called.add(key)
+        part = hook(roots, out, study, runs, skipped)
+        if part is not None:
+            parts.append(part)
+    return parts
+
+
 def left_out_lines(roots: Sequence[Path], runs: pd.DataFrame) -> list[str]:
     """The records under `roots` that are in no table (damaged, incomplete, not ours), one line each with
     its folder and why: gathering says them on stderr only, which a report read later no longer shows."""
@@ -155,7 +189,8 @@ def report(
     pictures and report.md into `out` (default: roots[0]).
 
     summary and report.md are written whenever any record exists: report.md lists the failed runs
-    by reason (`failures(runs)`; `python -m experiments.report` prints them), a colour sweep's section, and, where
+    by reason (`failures(runs)`; `python -m experiments.report` prints them), each study's own section
+    (`sections`: the hook its task declares), and, where
     runs have a best, the statistics and pictures; it names any picture it could not draw and any record
     it left out.
     """
@@ -167,37 +202,27 @@ def report(
     study = study_of(runs, roots)
     failed, left = failures(runs), left_out_lines(roots, runs)
     skipped: dict[str, str] = {}  # the pictures not drawn, and why
-    colour_caption = caption(study, colour_budget(study, runs))
-    colour = colour_sweep_outputs(roots, out, colour_caption, skipped)
-    hardness_caption = caption(study, hardness_budget(study["config"].get("task") or {}))
-    hardness = hardness_outputs(roots, out, hardness_caption, skipped)
+    parts = sections(roots, out, study, runs, skipped)  # each study's own, through its task's hook
+    extra = [line for part in parts for line in part.lines]
     ok = scored(runs)
-    if ok.empty:  # nothing scored (a colour sweep's or hardness study's records, or every run failed)
+    if ok.empty:  # nothing scored (a study's own records, or every run failed)
         done = runs[runs["status"] == "ok"]
         summary = summarise(done, group_keys(done if len(done) else runs))
         write_table(summary, out / "summary.parquet")
-        head = (
-            colour_caption if colour else hardness_caption if hardness else caption(study, budget_text(runs))
-        )
+        head = parts[0].caption if parts else caption(study, budget_text(runs))
         text = markdown(
             summary,
             pd.DataFrame(),
             [],
             failed,
             head=[head.replace("\n", "; "), ""],
-            extra=(colour or []) + (hardness or []),
+            extra=extra,
             skipped=skipped,
             left=left,
         )
         atomic_write(out / "report.md", lambda tmp: tmp.write_text(text))
         if not quiet:
-            what = (
-                "a colour sweep: its points and methods per colour count"
-                if colour
-                else "a hardness study: its boards per size and colour count"
-                if hardness
-                else "none with a best score"
-            )
+            what = parts[0].what if parts else "none with a best score"
             print(f"{len(runs)} run(s), {what}{failed_note(failed, out)}")
             skipped_note(skipped)
         return out
@@ -213,7 +238,7 @@ def report(
         ranking,
         ert_tables(ert, keys) if len(ert) else None,
         head=[title.replace("\n", "; "), ""],
-        extra=(colour or []) + (hardness or []),
+        extra=extra,
         skipped=skipped,
         left=left,
     )

@@ -73,7 +73,7 @@ CASES: list[tuple[str, str]] = [
         "-m hydra/launcher=basic hydra.launcher.n_jobs=2 seed=0,1 hydra.sweep.dir={tmp}",
         "the basic launcher has no setting 'n_jobs'",
     ),
-    # the colour sweep (experiments/tasks/colour_sweep.py)
+    # the colour sweep (studies/colour_sweep/task.py)
     (
         f"{SWEEP} puzzle.n=1",
         "puzzle.n=1 leaves no inner edge to colour; the colour sweep needs puzzle.n >= 3",

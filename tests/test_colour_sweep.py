@@ -7,11 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.colour_report import colour_sweep_summary as summary
-from experiments.plots import colour_sweep as plot
-from experiments.tasks.colour_sweep import COLUMNS
 from puzzles.edge_matching.seed_sweep import greedy_point
 from puzzles.edge_matching.sweep import seed_colours
+from studies.colour_sweep.plot import colour_sweep as plot
+from studies.colour_sweep.report import colour_sweep_summary as summary
+from studies.colour_sweep.table import COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 

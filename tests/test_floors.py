@@ -1,8 +1,11 @@
-"""The floors (shared design, issue 32): core/ < heuristics/ < puzzles/ < experiments/. A module imports
-only from its own floor and the ones below, so heuristics/ (generic engines) never imports a puzzle, nor
-the puzzle families' own solvers, and core/ imports neither. Nor do heuristics/ and experiments/ tie
-themselves to a family by name (its path, its solvers' and pipelines' names): they reach it through
-the faces a puzzle offers."""
+"""The floors (shared design, issue 32): core/ < heuristics/ < puzzles/ < experiments/ < studies/. A module
+imports only from its own floor and the ones below, so heuristics/ (generic engines) never imports a
+puzzle, nor the puzzle families' own solvers, and core/ imports neither. puzzles/ and experiments/ are
+siblings joined only by config: neither imports the other. A study (studies/<name>/, issue 57) imports
+experiments/ and core/, never a puzzle family, nor another study; nothing imports a study: the app
+builds its task from a config's `_target_`, the report finds its section through the task's hook
+(`Task.report_section`). Nor do heuristics/, experiments/ and studies/ tie themselves to a family by
+name (its path, its solvers' and pipelines' names): they reach it through the faces a puzzle offers."""
 
 import ast
 from pathlib import Path
@@ -10,8 +13,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BELOW = {"core": {"core"}, "heuristics": {"core", "heuristics"}}  # the floors each may import from
-PROJECT = {"core", "heuristics", "puzzles", "experiments"}
+BELOW = {  # the floors each may import from
+    "core": {"core"},
+    "heuristics": {"core", "heuristics"},
+    "puzzles": {"core", "heuristics", "puzzles"},
+    "experiments": {"core", "heuristics", "experiments"},
+    "studies": {"core", "experiments", "studies"},
+}
+PROJECT = {"core", "heuristics", "puzzles", "experiments", "studies"}
 
 
 def _imports(path: Path) -> set[str]:
@@ -35,8 +44,31 @@ def test_a_floor_imports_only_itself_and_the_floors_below(floor):
     assert not above, f"imports from a floor above {floor}/: {sorted(above)}"
 
 
+def _study_imports(path: Path) -> set[str]:
+    """The studies a module imports (studies.<name>...), at any depth."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] if "." in node.module else [f"{node.module}.{a.name}" for a in node.names]
+        found |= {n.split(".")[1] for n in names if n.startswith("studies.")}
+    return found
+
+
+def test_a_study_is_one_folder_that_imports_no_other_study():
+    studies = sorted(p for p in (ROOT / "studies").iterdir() if (p / "__init__.py").is_file())
+    assert {"colour_sweep", "hardness_peak"} <= {p.name for p in studies}
+    crossed = {
+        f"{path.relative_to(ROOT)}: {sorted(_study_imports(path) - {study.name})}"
+        for study in studies
+        for path in sorted(study.rglob("*.py"))
+        if _study_imports(path) - {study.name}
+    }
+    assert not crossed, f"a study imports another study: {sorted(crossed)}"
+
+
 FAMILY = "puzzles.edge_matching"  # a puzzle family: its solvers and pipelines are named only inside it
-WIRING = ("heuristics", "experiments")  # generic engines and wiring: they reach a family through its faces
+WIRING = ("heuristics", "experiments", "studies")  # engines, wiring, studies: a family only through its faces
 
 
 def _family_names() -> set[str]:

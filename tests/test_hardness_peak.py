@@ -12,10 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.tasks.hardness_peak import COLUMNS
 from puzzles.edge_matching.eternity2 import HARDEST_COLOURS, Eternity2Like
 from puzzles.edge_matching.hardness import board_of
 from puzzles.edge_matching.owen import joins, log10_expected_solutions, predicted_peak
+from studies.hardness_peak.table import COLUMNS
 from tests.test_bad_input import assert_one_line, needs_fork, run_forked
 
 SMOKE = ["+experiment=hardness_peak", "smoke=on"]

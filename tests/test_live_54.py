@@ -27,9 +27,11 @@ from experiments.live import LiveLine, compiling, steps
 from experiments.records import TRACE_COLUMNS, TRACE_TIMING, RunRecord, declared_timing, write_config
 from experiments.reproduce import main as reproduce_main
 from experiments.run import run_task
-from experiments.tasks import colour_sweep, exact, hardness_peak
+from experiments.tasks import exact
 from experiments.tasks.optimise import summary_line
 from puzzles.pieces import read_pieces
+from studies.colour_sweep import table as colour_sweep
+from studies.hardness_peak import table as hardness_peak
 from tests.test_bad_input import needs_fork, run_forked
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -63,8 +63,8 @@ def test_time_totals_of_a_constructed_frame():
 @pytest.mark.slow
 def test_every_task_records_cpu_seconds(tmp_path):
     """task=exact and the colour sweep's points time themselves: both clocks there too."""
-    from experiments.tasks.colour_sweep import COLUMNS
     from puzzles.edge_matching.seed_sweep import greedy_point
+    from studies.colour_sweep.table import COLUMNS
 
     proc = run_app("puzzle=queens", "task=exact", f"hydra.run.dir={tmp_path}")
     assert proc.returncode == 0, proc.stderr

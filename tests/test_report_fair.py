@@ -15,9 +15,9 @@ import pytest
 from matplotlib.ticker import MaxNLocator
 
 from experiments import plots
-from experiments.colour_report import colour_sweep_comparison, colour_sweep_verdicts, t_interval
 from experiments.records import write_record
 from experiments.report import failure_lines, failures, main, report
+from studies.colour_sweep.report import colour_sweep_comparison, colour_sweep_verdicts, t_interval
 
 KINDS = {"sa": "fitness", "ga": "fitness", "beam": "construction", "hybrid": "priced move"}
 

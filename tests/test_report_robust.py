@@ -17,6 +17,7 @@ from experiments import report as report_module
 from experiments.ranking import cd_diagram, rank
 from experiments.records import write_record
 from experiments.report import report
+from studies.colour_sweep.plot import colour_sweep
 from tests.test_experiment_run import run_app
 from tests.test_report_fair import record
 
@@ -93,7 +94,7 @@ PLOTS = {
     "ecdf": lambda r, t, b: plots.ecdf(r, t, KEYS),
     "ecdf_seconds": lambda r, t, b: plots.ecdf(r, t, KEYS, x="seconds"),
     "heatmaps": lambda r, t, b: plots.heatmaps(r, "optimizer.x", "puzzle.width"),
-    "colour_sweep": lambda r, t, b: plots.colour_sweep(colour_table(b)),
+    "colour_sweep": lambda r, t, b: colour_sweep(colour_table(b)),
     "cd_diagram": lambda r, t, b: cd_diagram(ranked(b)),
 }
 

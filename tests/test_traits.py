@@ -119,6 +119,23 @@ def test_a_trait_is_read_from_the_class_a_config_names():
         trait({"_target_": "experiments.tasks.exact.Exact"}, "budgetted")  # a misspelt trait fails
 
 
+def test_a_study_declares_its_report_section_on_its_task():
+    """The generic report finds a study's section through its task's hook, not by importing the study
+    (experiments/report.py `sections`); a task without a section of its own has Task's (None)."""
+    classes = _task_classes()
+    own = {
+        name
+        for name, cls in classes.items()
+        if cls.report_section.__func__ is not Task.report_section.__func__
+    }
+    assert {"colour_sweep", "hardness_peak"} <= own
+    assert not {"optimise", "exact", "tune"} & own
+    assert Task.report_section([], Path("."), {}, None, {}) is None
+    hook = trait({"_target_": "studies.colour_sweep.task.ColourSweep"}, "report_section")
+    study = {"study": "colour_sweep", "smoke": False, "config": {"budget": {"evaluations": 10}}}
+    assert hook([], Path("."), study, None, {}) is None  # no colour sweep points under no folder: no section
+
+
 def _hydra(*choices: str):
     """The hydra node the app composes with these overrides."""
     setup()

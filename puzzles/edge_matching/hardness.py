@@ -4,7 +4,7 @@ node cap, and its perfect boards counted within another.
 Why node caps and one thread: nodes, unlike seconds, are the same on every machine and every run, and
 on one thread the search stops at its cap exactly; on two or more it reads the cap every few
 milliseconds, so whether a board found just under the cap counts as solved would depend on timing.
-A study runs boards side by side instead (experiments/tasks/hardness_peak.py). The search is the one
+A study runs boards side by side instead (studies/hardness_peak/task.py). The search is the one
 `task=exact` and `optimizer=backtrack` run: the order of the smallest estimated tree (seeded dives),
 and for a first board the two best orders raced (solvers/perfect_search).
 """

@@ -1,7 +1,7 @@
 """The family's part of the colour-count sweep (task=colour_sweep, seed 001's analysis): which colour
 counts a board takes, the seed's instance, and one table row per solved board.
 
-Why here: the task (experiments/tasks/colour_sweep.py) is wiring; it reaches these through the puzzle
+Why here: the task (studies/colour_sweep/task.py) is a study; it reaches these through the puzzle
 class its config names (`EdgeMatching.sweep_colours`, `colour_limits`, `sweep_point`), never by import.
 The seed's instance and its greedy point, for benchmarks and tests: seed_sweep.py.
 """

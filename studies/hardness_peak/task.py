@@ -6,9 +6,9 @@ inner colour counts -> one table row per board.
 For each inner colour count the puzzle config (`puzzle=eternity2_like`: frame and inner palettes, a
 known perfect board) is built with that count, and the board measures itself under node caps (the
 puzzle's `hardness`: its family's exact search on one thread, the same nodes on every run). Writes
-`hardness_peak.parquet` (+ CSV, columns COLUMNS, its clocks TIMING) and a one-row run record naming
+`hardness_peak.parquet` (+ CSV, columns COLUMNS, its clocks TIMING: table.py) and a one-row run record naming
 the search (the board's `hardness_search`) as its optimizer; the sweep's report
-(experiments/hardness_report.py) joins every run's rows into one table, a plot per size and its
+(`HardnessPeak.report_section`: report.py and plot.py beside this file) joins every run's rows into one table, a plot per size and its
 section of report.md. Why a run per instance seed, every colour count inside: each run then holds
 easy and hard boards alike, so the runs the launcher spreads over the cores take about as long.
 """
@@ -28,33 +28,8 @@ from experiments.build import build, component_name, config_columns, settings
 from experiments.live import steps
 from experiments.records import RunRecord, write_record, write_table
 from experiments.schema import CONFIG_DIR, component
-from experiments.tasks import Task
-
-TABLE = "hardness_peak.parquet"
-COLUMNS = [
-    "n",
-    "frame_colours",
-    "colours",
-    "instance_seed",
-    "max_nodes",
-    "solved",
-    "censored",
-    "nodes_to_first",
-    "nodes_walked",
-    "stop_reason",
-    "scan_order",
-    "count_cap",
-    "solutions",
-    "solutions_complete",
-    "count_nodes_walked",
-    "predicted_peak",
-    "log10_expected_solutions",
-    "first_board",
-    "probe_seconds",
-    "seconds",
-    "count_seconds",
-]
-TIMING = ("probe_seconds", "seconds", "count_seconds")  # the machine's clocks: reproduce skips them
+from experiments.tasks import Section, Task
+from studies.hardness_peak.table import COLUMNS, TABLE, TIMING
 
 
 def check_cap(key: str, value: Any, what: str) -> None:
@@ -74,6 +49,13 @@ class HardnessPeak(Task):
     """
 
     budgeted = False  # node caps of its own (task.max_nodes, task.count_nodes): no budget
+
+    @classmethod
+    def report_section(cls, roots, out, study, runs, skipped) -> Section | None:
+        """The boards as one table, its summary, a plot per size and report.md's section."""
+        from studies.hardness_peak.report import section
+
+        return section(roots, out, study, runs, skipped)
 
     def __init__(
         self,

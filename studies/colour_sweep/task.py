@@ -4,9 +4,10 @@ For each colour count the puzzle config is built with that count, then solved by
 optimizer through one call, `solve(puzzle) -> layout`: a constructive solver (`optimizer=greedy`,
 `greedy_faithful`, `backtrack`) builds its board directly; a metaheuristic, wrapped in
 `UnderBudget`, runs under the budget with the unmatched inner edges as fitness. Writes
-`colour_sweep.parquet` (+ CSV: one row per colour count, columns COLUMNS), pictures of the boards
+`colour_sweep.parquet` (+ CSV: one row per colour count, columns COLUMNS of table.py), pictures of the boards
 at `task.pictures`, and a one-row run record; `python -m experiments.report` (run at the end of the
-sweep) joins the points of every run into one table, its summary and the seed's plot.
+sweep) calls `ColourSweep.report_section`, which joins the points of every run into one table, its
+summary and the seed's plot (report.py and plot.py beside this file).
 
 Differences from the article, on purpose: instances come from a numpy Generator seeded by the
 instance seed (the seed drew palettes and the shuffle from Python's `random`, unseeded), so they
@@ -32,22 +33,8 @@ from experiments.live import compiling, steps
 from experiments.pairing import UnderBudget, as_builder, check_pair, needs
 from experiments.records import RunRecord, write_picture, write_record, write_table
 from experiments.schema import CONFIG_DIR, component
-from experiments.tasks import Task
-
-TABLE = "colour_sweep.parquet"
-COLUMNS = [
-    "n",
-    "colours",
-    "optimizer",
-    "instance_seed",
-    "match_rate",
-    "edge_score",
-    "unmatched_edges",
-    "duplicates",
-    "seconds",
-    "cpu_seconds",
-]
-TIMING = ("seconds", "cpu_seconds")  # the machine's clocks: reproduce skips them
+from experiments.tasks import Section, Task
+from studies.colour_sweep.table import TABLE, TIMING
 
 # a constructive solver's cost: no budget
 FINISHED: dict[str, int | str | None] = {"evaluations": None, "stop_reason": "finished"}
@@ -95,6 +82,13 @@ class ColourSweep(Task):
             (about 100 of them cost one fitness call of the Python optimisers; None: budget.evaluations).
         pictures: colour counts whose board is drawn.
     """
+
+    @classmethod
+    def report_section(cls, roots, out, study, runs, skipped) -> Section | None:
+        """The sweep's points as one table, its summary, comparisons, plot and report.md's section."""
+        from studies.colour_sweep.report import section
+
+        return section(roots, out, study, runs, skipped)
 
     def __init__(
         self,

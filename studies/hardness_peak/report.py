@@ -1,9 +1,11 @@
 """The hardness study's part of a sweep report: every board as one table, its summary per board size
 and colour count (solve rate, nodes to the first perfect board, perfect boards counted, the predicted
-peak), a plot per size and its section of report.md."""
+peak), a plot per size and its section of report.md. The generic report reaches it through
+`HardnessPeak.report_section` (task.py), never by import."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
@@ -11,7 +13,9 @@ import pandas as pd
 
 from experiments import plots
 from experiments.records import write_table
-from experiments.report_markdown import number
+from experiments.report_markdown import caption, number
+from experiments.tasks import Section
+from studies.hardness_peak.table import COLUMNS, TABLE, TIMING
 
 SUMMARY_COLUMNS = [
     "n",
@@ -131,8 +135,7 @@ def hardness_outputs(
 ) -> list[str] | None:
     """The boards of every run as one table, its summary, a plot per size (noted in `skipped` when one
     cannot be drawn); returns report.md's section (None: not a hardness study)."""
-    from experiments.hardness_plot import hardness_figure
-    from experiments.tasks.hardness_peak import COLUMNS, TABLE, TIMING
+    from studies.hardness_peak.plot import hardness_figure
 
     frames = [pd.read_parquet(p) for root in roots for p in sorted(Path(root).rglob(TABLE))]
     frames = [f for f in frames if len(f)]
@@ -158,3 +161,16 @@ def hardness_budget(task: dict) -> str:
     first, count = task.get("max_nodes"), task.get("count_nodes")
     text = f"node cap {number(first)} a board (first perfect board)" if first else "node cap not recorded"
     return text + (f", {number(count)} (count)" if count else ", no count")
+
+
+def section(
+    roots: Sequence[Path], out: Path, study: dict, runs: pd.DataFrame, skipped: dict[str, str]
+) -> Section | None:
+    """`HardnessPeak.report_section`: the study's outputs under the head that says its node caps (None:
+    no boards under `roots`)."""
+    task = study["config"].get("task") or {}
+    head = caption(study, hardness_budget(task if isinstance(task, dict) else {}))
+    lines = hardness_outputs(list(roots), out, head, skipped)
+    if lines is None:
+        return None
+    return Section(lines, head, "a hardness study: its boards per size and colour count")

@@ -1,8 +1,10 @@
 """The colour sweep's part of a sweep report: its points as one table, the methods compared at each
-colour count with confidence intervals and verdicts, its plot and its section of report.md."""
+colour count with confidence intervals and verdicts, its plot and its section of report.md. The
+generic report reaches it through `ColourSweep.report_section` (task.py), never by import."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +12,9 @@ import pandas as pd
 
 from experiments import plots
 from experiments.records import write_table
-from experiments.report_markdown import budget_text, number
+from experiments.report_markdown import budget_text, caption, number
+from experiments.tasks import Section
+from studies.colour_sweep.table import COLUMNS, TABLE
 
 
 def colour_sweep_summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -184,7 +188,7 @@ def colour_sweep_outputs(
     """The colour sweep's points from every run as one table, with its summary, the seed's plot (noted in
     `skipped` when it cannot be drawn), the methods compared at each colour count; returns report.md's
     section (None: not a colour sweep)."""
-    from experiments.tasks.colour_sweep import COLUMNS, TABLE
+    from studies.colour_sweep.plot import colour_sweep
 
     frames = [pd.read_parquet(p) for root in roots for p in sorted(Path(root).rglob(TABLE))]
     if not frames:
@@ -195,9 +199,7 @@ def colour_sweep_outputs(
     write_table(colour_sweep_summary(table), out / "colour_sweep_summary.parquet")
     write_table(comparison, out / "colour_sweep_comparison.parquet")
     write_table(verdicts, out / "colour_sweep_verdicts.parquet")
-    drawn = plots.picture(
-        "colour_sweep.png", lambda: plots.colour_sweep(table, caption=caption), out, skipped
-    )
+    drawn = plots.picture("colour_sweep.png", lambda: colour_sweep(table, caption=caption), out, skipped)
     return colour_sweep_markdown(table, comparison, verdicts, figure=drawn)
 
 
@@ -213,3 +215,15 @@ def colour_budget(study: dict, runs: pd.DataFrame) -> str:
     if task.get("compiled_evaluations"):
         text += f", {number(task['compiled_evaluations'])} priced moves a board (compiled)"
     return text + "; constructive solvers: no budget"
+
+
+def section(
+    roots: Sequence[Path], out: Path, study: dict, runs: pd.DataFrame, skipped: dict[str, str]
+) -> Section | None:
+    """`ColourSweep.report_section`: the sweep's outputs under the head that says its budgets (None: no
+    colour sweep points under `roots`)."""
+    head = caption(study, colour_budget(study, runs))
+    lines = colour_sweep_outputs(list(roots), out, head, skipped)
+    if lines is None:
+        return None
+    return Section(lines, head, "a colour sweep: its points and methods per colour count")
