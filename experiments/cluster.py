@@ -37,6 +37,7 @@ ACTIVE = {
     "STOPPED",
 }
 GONE = "GONE"  # the controller no longer lists the job: it ended a while ago
+WAITING_AGAIN = {"PENDING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD"}  # a job that ran, seen here: requeued
 
 
 def chunks(items: Sequence[T], size: int) -> list[list[T]]:
@@ -90,13 +91,17 @@ def wait_for(
     poll: float = 2.0,
     grace: float = 15.0,
     ask: Callable[[], dict[str, str] | None] = queue_states,
+    requeued: Callable[[int], None] | None = None,
 ) -> list[str]:
     """Wait until every job has ended; returns each job's last state (COMPLETED when it wrote its result).
 
     `finished(i)` says whether job i's result file exists. A job that has ended without one gets
     `grace` seconds for the file to show on a slow shared file system before it counts as lost.
+    `requeued(i)` is called when job i, seen running, is seen waiting again (pre-empted or at its time
+    limit, and requeued: it is waited for as before).
     """
     last = dict.fromkeys(range(len(job_ids)), "PENDING")
+    ran: set[int] = set()
     ended_at: dict[int, float] = {}
     waiting = set(last)
     while waiting:
@@ -110,6 +115,12 @@ def wait_for(
             if states is None:
                 continue
             state = state_of(job_ids[i], states).split()[0]  # "CANCELLED by 0" -> CANCELLED
+            if state == "RUNNING":
+                ran.add(i)
+            elif state in WAITING_AGAIN and i in ran:
+                ran.discard(i)
+                if requeued is not None:
+                    requeued(i)
             if state in ACTIVE:
                 continue
             last[i] = state

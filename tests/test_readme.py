@@ -316,6 +316,10 @@ EXCLUDED: dict[str, str] = {
         "needs a Slurm cluster: tests/test_slurm.py runs a tuning study with a journal storage on the "
         "one-node Slurm, one trial's job cancelled and the study resumed"
     ),
+    "python -m experiments.run -m puzzle=eternity2_like puzzle.n=8 optimizer=sa seed=0 budget.evaluations=1500000 hydra/launcher=local hydra.sweep.dir=/tmp/requeue_unbroken": (
+        "a 25 s run on both cores, the unbroken twin of docs/slurm.md's requeued run: "
+        "tests/test_slurm_requeue.py runs it (two seeds) and compares the requeued runs with it"
+    ),
     'python -m experiments.query "SQL"': 'a usage line: "SQL" stands for the reader\'s query (two real ones run)',
     "python -m experiments.run -m optimizer=ga,sa seed='range(3)' hydra/callbacks=mlflow": (
         "writes the MLflow store under results/: tests/test_mlflow_callback.py runs such a sweep into a "
@@ -335,6 +339,10 @@ RULES: list[tuple[str, str]] = [
     (
         r"hydra/launcher=slurm|bench_slurm_chunks|^bash \.ci/slurm",
         "needs the one-node Slurm cluster (.ci/slurm, as root): tests/test_slurm.py runs this path on it",
+    ),
+    (
+        r"^(scancel|scontrol) ",
+        "signals or requeues a running Slurm job: tests/test_slurm_requeue.py does so on the one-node cluster",
     ),
 ]
 

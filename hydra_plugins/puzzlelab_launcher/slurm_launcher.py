@@ -1,12 +1,26 @@
-"""hydra/launcher=slurm: Hydra's submitit launcher, with many runs per job and a wait that ends.
+"""hydra/launcher=slurm: Hydra's submitit launcher, with many runs per job, a wait that ends, and
+jobs that requeue on a time limit or pre-emption and continue from their runs' checkpoints.
 
 Hydra finds launchers only under the `hydra_plugins` package, so this thin class lives here; what it
 adds (chunks of runs, following jobs through the controller) is in experiments/cluster.py.
+
+Why a job waits for its run before it requeues (`Chunk`): Slurm warns a job with submitit's signal
+(USR2, `signal_delay_s` before its time limit, or `scancel --signal=USR2` from a scheduler that
+pre-empts). submitit's own handler would call `scontrol requeue` and exit at once, inside a step of the
+search, losing what it did since its last checkpoint (up to core.checkpoint.EVERY seconds). Instead the
+signal asks the run to stop (core.interrupt: the search stops at its next step boundary and writes
+checkpoint.pkl and an interrupted record), and only when the run has ended does the job hand over to
+submitit's handler, which re-dumps the job (`Chunk.checkpoint`: the same runs), requeues it and exits
+without a result, so the sweep keeps waiting. The requeued job runs the same configs in the same run
+folders: finished runs are skipped, the interrupted one continues from its checkpoint. A job whose runs
+all finished before the signal returns its results and is not requeued.
 """
 
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +33,55 @@ from hydra_plugins.hydra_submitit_launcher.config import BaseQueueConf, SlurmQue
 from hydra_plugins.hydra_submitit_launcher.submitit_launcher import SlurmLauncher
 from omegaconf import OmegaConf
 
+from core import interrupt
 from experiments.cluster import chunks, wait_for
 
 log = logging.getLogger(__name__)
+
+
+class Chunk:
+    """What a Slurm job runs: its runs one after another (each resumes from its own record and
+    checkpoint). submitit's checkpoint protocol: on its signal the job is re-dumped as
+    `checkpoint(calls)` returns it and requeued; see the module's docstring for when."""
+
+    def __init__(self, launcher: "ChunkedSlurmLauncher") -> None:
+        self.launcher = launcher
+
+    def __call__(self, calls: list[tuple[Any, ...]]) -> list[JobReturn]:
+        import submitit
+
+        usr = submitit.JobEnvironment._usr_sig()  # USR2, unless SUBMITIT_PREEMPT_SIGNAL says otherwise
+        requeue = signal.getsignal(usr)  # submitit's: re-dump, `scontrol requeue`, exit without a result
+        warned = threading.Event()
+
+        def on_warning(signum: int, frame: Any) -> None:
+            """Stop the running search at its next step boundary (the watcher of core.interrupt, which
+            reads every handled signal, already has; this covers a signal between two runs)."""
+            warned.set()
+            interrupt.request()
+
+        signal.signal(usr, on_warning)  # left in place after the runs: a finished job never requeues
+        returns: list[JobReturn] = []
+        try:
+            for call in calls:
+                if warned.is_set():
+                    break
+                returns.append(self.launcher(*call))
+        except KeyboardInterrupt:  # a run stopped by a signal wrote its record (and its checkpoint)
+            if not warned.is_set():
+                raise  # SIGTERM: cancelled, or requeued by Slurm itself; the job ends without a result
+        if len(returns) < len(calls):
+            if not callable(requeue):
+                raise KeyboardInterrupt
+            print(f"requeue: stopped after {len(returns)} of {len(calls)} runs; requeueing", flush=True)
+            requeue(usr, None)  # requeues and exits; too many time-outs: an error result instead
+        return returns
+
+    def checkpoint(self, calls: list[tuple[Any, ...]]) -> Any:
+        """The job to requeue: the same runs (the finished ones are skipped, the stopped one continues)."""
+        import submitit
+
+        return submitit.helpers.DelayedSubmission(self, calls)
 
 
 @dataclass
@@ -29,6 +89,7 @@ class ChunkedSlurmConf(SlurmQueueConf):
     _target_: str = "hydra_plugins.puzzlelab_launcher.slurm_launcher.ChunkedSlurmLauncher"
     runs_per_job: int = 1  # runs done one after another in each Slurm job (array task)
     poll_s: float = 2.0  # how often the controller is asked about the sweep's jobs
+    max_num_timeout: int = 3  # requeues on reaching the time limit (pre-emptions are not counted)
 
 
 ConfigStore.instance().store(
@@ -47,7 +108,7 @@ class ChunkedSlurmLauncher(SlurmLauncher):
 
     def run_chunk(self, calls: list[tuple[Any, ...]]) -> list[JobReturn]:
         """Inside a job: the chunk's runs, one after another (each resumes from its own record)."""
-        return [self(*call) for call in calls]
+        return Chunk(self)(calls)
 
     def executor(self) -> Any:
         """A submitit executor with this launcher's Slurm parameters (as Hydra's launcher builds it)."""
@@ -78,10 +139,17 @@ class ChunkedSlurmLauncher(SlurmLauncher):
                 (list(overrides), "hydra.sweep.dir", idx, f"job_id_for_{idx}", Singleton.get_state())
             )
         groups = chunks(calls, self.runs_per_job)
-        jobs = self.executor().map_array(self.run_chunk, groups)
+        jobs = self.executor().map_array(Chunk(self), groups)
         log.info(f"Slurm: {len(calls)} runs in {len(jobs)} jobs ({self.runs_per_job} per job) -> {sweep_dir}")
         states = wait_for(
-            [job.job_id for job in jobs], lambda i: jobs[i].paths.result_pickle.exists(), poll=self.poll_s
+            [job.job_id for job in jobs],
+            lambda i: jobs[i].paths.result_pickle.exists(),
+            poll=self.poll_s,
+            requeued=lambda i: print(
+                f"requeued: Slurm job {jobs[i].job_id} (pre-empted or at its time limit); its runs continue "
+                "from their checkpoints when it starts again",
+                flush=True,
+            ),
         )
         returns: list[JobReturn] = []
         lost = []
