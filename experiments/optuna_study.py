@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 DEFAULT_STORAGE = "sqlite:///<folder>/optuna.db"
 JOURNAL = "journal:"
 PRUNED = "pruned"  # the user attribute a racing trial's job sets when the pruner stopped it (racing.py)
+BATCH = "puzzlelab.batch"  # a trial's user attribute: the first trial number of its batch (the sweeper's)
 IDENTITY = "puzzlelab.identity"  # the study's user attribute: what its trials search and measure
 SEARCH = "search:"  # an identity key of a searched setting: "search:optimizer.t_start"
 SHOWN_DIFFERENCES = 3  # a refusal names this many differences, then how many more

@@ -14,13 +14,16 @@ study has race_survivors of them (irace's minNbSurvival), so the pick is among a
 
 The trial's job opens the study the sweeper keeps (`hydra.sweeper.storage`), reports to its own trial,
 and on a stop records why in the trial's user attributes, where the sweeper reads it and tells Optuna
-the trial was pruned. A batch's trials are told only when the whole batch ends, so the best trial and
-the survivors a job sees are the same however the jobs are timed: racing is as reproducible as the
-rest of the study.
+the trial was pruned. A trial races against the trials told before its batch began (those numbered
+below the batch's first, which the sweeper keeps in the trial's BATCH attribute): the best trial and
+the survivors a job sees are the same however the jobs are timed, and when a stopped sweep's trial is
+run again after others were told: racing is as reproducible as the rest of the study, and resumes to
+the same stops.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 import warnings
 from collections.abc import Mapping
@@ -32,10 +35,12 @@ from hydra.core.hydra_config import HydraConfig
 
 from core.errors import InputError
 from experiments.build import named_class
-from experiments.optuna_study import PRUNED, SweeperError, default_name, located, open_study
+from experiments.optuna_study import BATCH, PRUNED, SweeperError, default_name, located, open_study
 
 if TYPE_CHECKING:
-    from optuna import Trial
+    from optuna import Study, Trial
+    from optuna.study import StudyDirection
+    from optuna.trial import FrozenTrial
 
 RACES = ("wilcoxon", "elitist", "off")
 FIRST_TEST = {"wilcoxon": 2, "elitist": 4, "off": 2}  # task.race_after when null: the rule's own
@@ -72,6 +77,35 @@ def run_value(row: dict[str, Any], statistic: str) -> float:
     return float(row["evals_to_optimum"] if row.get("success") else row["evaluations"])
 
 
+class AsOf:
+    """The study as a trial's batch found it: its trials numbered below `before` (all of them when
+    None, a trial asked before batches were kept). What Optuna's pruners read of a study: `direction`,
+    `best_trial` (the best complete trial, the lowest number among equals), `get_trials`."""
+
+    def __init__(self, study: Study, before: int | None) -> None:
+        self.direction: StudyDirection = study.direction
+        self.directions = study.directions
+        self.study_name = study.study_name
+        self.trials = [t for t in study.get_trials(deepcopy=False) if before is None or t.number < before]
+
+    def _is_multi_objective(self) -> bool:
+        return len(self.directions) > 1
+
+    def get_trials(self, deepcopy: bool = False, states: Any = None) -> list[FrozenTrial]:
+        return [t for t in self.trials if states is None or t.state in states]
+
+    @property
+    def best_trial(self) -> FrozenTrial:
+        from optuna.study import StudyDirection
+        from optuna.trial import TrialState
+
+        done = [t for t in self.get_trials(states=(TrialState.COMPLETE,)) if t.value is not None]
+        if not done:
+            raise ValueError("no trial is complete yet")
+        sign = -1.0 if self.direction == StudyDirection.MAXIMIZE else 1.0
+        return min(done, key=lambda t: (sign * float(t.value), t.number))  # type: ignore[arg-type]
+
+
 @dataclass
 class RacingTrial:
     """This trial in the study, with the pruner that judges it (and, for the elitist rule, its ties)."""
@@ -83,23 +117,33 @@ class RacingTrial:
     after: int
     ties: int
     survivors: int
+    before: int | None = None  # the first trial number of this trial's batch: it races the trials below
     values: dict[int, float] = field(default_factory=dict)  # this trial's runs reported: step -> value
+
+    def view(self) -> AsOf:
+        return AsOf(self.trial.study, self.before)
 
     def report(self, value: float, step: int, done: int) -> str | None:
         """Report one run (`step`: its pair's fixed number, the same in every trial); why the trial
-        stops, or None to go on. `done` runs of `runs` are finished."""
+        stops, or None to go on. `done` runs of `runs` are finished. The pruner judges the runs this
+        job has reported so far (a trial run again after a stop has more stored: the stopped job's, which
+        it reads back one by one) against the study as its batch found it (AsOf), where
+        Trial.should_prune would judge every stored report against the study as it is now."""
+        study = self.trial.study
         with warnings.catch_warnings():  # a resumed trial's steps are already reported: kept as they were
             warnings.simplefilter("ignore")
             self.trial.report(value, step)
             self.values[step] = value
-            stop = self.trial.should_prune()
+            me = copy.copy(next(t for t in study.get_trials(deepcopy=False) if t.number == self.trial.number))
+            me.intermediate_values = dict(self.values)
+            stop = study.pruner.prune(self.view(), me)  # type: ignore[arg-type]
         why = self.worse(done) if stop else self.tied(done) if self.race == "elitist" else None
         if why is not None:
             self.trial.set_user_attr(PRUNED, why)
         return why
 
     def worse(self, done: int) -> str:
-        best = self.trial.study.best_trial.number
+        best = self.view().best_trial.number
         return (
             f"pruned after {done} of {self.runs} runs: worse than trial {best} on the same instances "
             f"(Wilcoxon signed-rank, p < {self.p_threshold:g})"
@@ -115,7 +159,7 @@ class RacingTrial:
         tests = done - self.after + 1  # one test at each run from the first test on (irace's eachTest 1)
         if done >= self.runs or tests < self.ties:
             return None
-        study = self.trial.study
+        study = self.view()
         finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
         if len(finished) < self.survivors:
             return None
@@ -231,4 +275,5 @@ def open_race(
             f"trial {number} is not in the study {study.study_name!r}: run the sweep, not this job alone"
         )
     trial = optuna.trial.Trial(study, found[0]._trial_id)
-    return RacingTrial(trial, p_threshold, runs, race, first, ties, survivors)
+    before = found[0].user_attrs.get(BATCH)
+    return RacingTrial(trial, p_threshold, runs, race, first, ties, survivors, before)

@@ -320,6 +320,11 @@ EXCLUDED: dict[str, str] = {
         "a 25 s run on both cores, the unbroken twin of docs/slurm.md's requeued run: "
         "tests/test_slurm_requeue.py runs it (two seeds) and compares the requeued runs with it"
     ),
+    "python -m experiments.run +experiment=tune_sa_eternity2_like smoke=on": (
+        "the ready tuning study's smoke version, which is how RUN runs the toolbox's `+experiment="
+        "tune_sa_eternity2_like` command here; tests/test_tuning_resume.py stops a raced study (kill -9, "
+        "Ctrl-C) and runs it again"
+    ),
     'python -m experiments.query "SQL"': 'a usage line: "SQL" stands for the reader\'s query (two real ones run)',
     "python -m experiments.run -m optimizer=ga,sa seed='range(3)' hydra/callbacks=mlflow": (
         "writes the MLflow store under results/: tests/test_mlflow_callback.py runs such a sweep into a "

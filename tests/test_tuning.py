@@ -107,7 +107,7 @@ def test_a_resumed_study_continues_its_trial_numbers_and_runs_a_stopped_sweeps_t
     assert sorted(table["trial"]) == [0, 1, 2, 3]
     row = table.set_index("trial").loc[2]
     assert row["optimizer.t_start"] == stopped.params["optimizer.t_start"]
-    # the resumed sampler proposes new settings, not the first run's again (its seed moved on)
+    # the resumed sampler proposes new settings, not the first run's again (each trial's seed is its own)
     assert trials[3].params not in [t.params for t in trials[:3]]
 
 

@@ -139,7 +139,7 @@ class Tune(Task):
         order = list(range(len(pairs)))
         if race is not None:  # a fixed order would tune to the first instances (Optuna's advice)
             order = [int(i) for i in np.random.default_rng(trial_number()).permutation(len(pairs))]
-        rows, stopped = [], "all runs"
+        rows, stopped, cut = [], "all runs", False
         for step in order:
             if interrupt.requested():  # Ctrl-C: the runs so far; the trial is recorded as interrupted
                 break
@@ -151,6 +151,9 @@ class Tune(Task):
                 write_config(inner, where)
                 Optimise()(inner, where)
             rows.append(read_row(where))
+            if rows[-1].get("stop_reason") == "interrupted":  # its best so far is no run's result: not
+                cut = True  # reported (a trial run again keeps a step's first report); run again then
+                break
             if race is not None and rows[-1].get("status") == "ok":
                 why = race.report(run_value(rows[-1], self.statistic), step, len(rows))
                 if why is not None:
@@ -171,7 +174,7 @@ class Tune(Task):
             "stopped": stopped,
             "median_best": float(statistics.median(float(r["best"]) for r in rows)),
         }
-        if interrupt.requested():
+        if cut or interrupt.requested():
             trial["stop_reason"] = "interrupted"
             trial["stopped"] = "interrupted"
         write_table(pd.DataFrame([trial]), run_dir / TRIAL)

@@ -22,13 +22,18 @@ A study keeps its identity (experiments/optuna_study.py): what it searches (each
 choices), its direction, and the settings that say what a trial measures (task: instances, seeds,
 racing; budget; puzzle; optimiser). A sweep whose identity differs from the study it opens is refused
 in one line naming what differs and a new study name, before any trial: the two would share trials, and
-the study's best would pass as this sweep's. A resumed study's seeded sampler is seeded with
-hydra.sweeper.sampler.seed plus the number of trials the study has, so it proposes new settings rather
-than the first run's again. A trial is one job; its return value is the objective; a job that the
-pruner stopped (task=tune racing over instances) is told as PRUNED and counts toward n_trials. A failed
-job, or one that returns None or NaN, is told to Optuna as FAIL and the sweep goes on. Trials that a
-stopped sweep (Ctrl-C, a killed process) left RUNNING are launched again, with their own numbers and
-settings, when the same command runs again.
+the study's best would pass as this sweep's. A trial is one job; its return value is the objective; a
+job that the pruner stopped (task=tune racing over instances) is told as PRUNED and counts toward
+n_trials. A failed job, or one that returns None or NaN, is told to Optuna as FAIL and the sweep goes
+on. Trials that a stopped sweep (Ctrl-C, a killed process) left RUNNING are launched again, with their
+own numbers and settings, when the same command runs again.
+A study stopped at any point and run again ends as an unbroken one (tests/test_tuning_resume.py): a
+seeded sampler (all but grid, whose trial n gets its n-th point) is built afresh for each trial with a
+seed drawn from (hydra.sweeper.sampler.seed, trial number), so a trial's proposal depends on the seed,
+its number and the trials told before it, not on a random state the stopped sweep took with it; trials
+run in batches of n_jobs by trial number (0-1, 2-3, ... for n_jobs 2), in a resumed sweep as in an
+unbroken one; each trial keeps the first number of its batch (user attribute BATCH), and races against
+the trials told before its batch (experiments/racing.py).
 At the end the study's best is written to `<sweep dir>/optimization_results.yaml` (name, study_name,
 best_params, best_value), and for task=tune, at once, trials.csv and the tuned optimizer YAML
 (experiments/tasks/tune.py write_tuned): cheap files, written before the sweep's slow report, with
@@ -46,7 +51,7 @@ import logging
 import math
 import signal
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.util import find_spec
@@ -63,6 +68,7 @@ from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from experiments.optuna_study import (
+    BATCH,
     PRUNED,
     SweeperError,
     damage,
@@ -203,6 +209,53 @@ def make_sampler(spec: Mapping[str, Any], space: "Mapping[str, BaseDistribution]
     except (TypeError, ValueError) as err:
         raise SweeperError(f"hydra.sweeper.sampler: {SAMPLERS[name]}: {err}") from None
     return sampler
+
+
+def trial_seed(seed: int, number: int) -> int:
+    """The seed of trial `number`'s sampler: drawn from (the sampler's seed, the trial number), so
+    trials' seeds are independent streams, and the same whenever, and however often, the trial is asked."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([seed, number]).generate_state(1)[0])
+
+
+def per_trial(build: Callable[[int], "BaseSampler"], seed: int) -> "BaseSampler":
+    """A sampler that is `build(trial_seed(seed, number))` for each trial: Optuna's samplers keep
+    their random state in the sampler object, which a stopped sweep loses; built afresh per trial from
+    public constructors only, a trial's proposal depends on the seed, its number and the study's trials
+    (TPE, random, CMA-ES and GP keep all else in the study)."""
+    from optuna.samplers import BaseSampler
+
+    class PerTrialSeed(BaseSampler):
+        def __init__(self) -> None:
+            self.number: int | None = None
+            self.inner = build(seed)  # checks the options now; each trial gets its own
+            self.shown = f"{type(self.inner).__name__}, seeded per trial"
+
+        def of(self, trial: "FrozenTrial") -> "BaseSampler":
+            if trial.number != self.number:
+                self.number, self.inner = trial.number, build(trial_seed(seed, trial.number))
+            return self.inner
+
+        def before_trial(self, study: "Study", trial: "FrozenTrial") -> None:
+            self.of(trial).before_trial(study, trial)
+
+        def infer_relative_search_space(self, study: "Study", trial: "FrozenTrial") -> Any:
+            return self.of(trial).infer_relative_search_space(study, trial)
+
+        def sample_relative(self, study: "Study", trial: "FrozenTrial", search_space: Any) -> Any:
+            return self.of(trial).sample_relative(study, trial, search_space)
+
+        def sample_independent(self, study: "Study", trial: "FrozenTrial", name: str, dist: Any) -> Any:
+            return self.of(trial).sample_independent(study, trial, name, dist)
+
+        def after_trial(self, study: "Study", trial: "FrozenTrial", state: Any, values: Any) -> None:
+            self.of(trial).after_trial(study, trial, state, values)
+
+        def reseed_rng(self) -> None:  # the seeds come from the trial numbers
+            pass
+
+    return PerTrialSeed()
 
 
 def objective(ret: JobReturn) -> tuple[float | None, str]:
@@ -425,13 +478,25 @@ class OptunaSweeper(Sweeper):
                 raise
             raise found from None
 
+    def sampler_for(self, space: "Mapping[str, BaseDistribution]") -> "BaseSampler":
+        """The study's sampler: a seeded one built afresh for each trial from (seed, trial number);
+        grid (whose seed only shuffles its points once, and whose trial n gets point n) and an unseeded
+        one as they are."""
+        seed = self.sampler.get("seed")
+        name = str(self.sampler.get("name", "tpe")).lower()
+        if seed is None or name == "grid":
+            return make_sampler(self.sampler, space)
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise SweeperError(
+                f"hydra.sweeper.sampler.seed must be a whole number >= 0 or null, got {seed!r}"
+            )
+        return per_trial(lambda s: make_sampler({**self.sampler, "seed": s}, space), seed)
+
     def run_study(
         self, space: "dict[str, BaseDistribution]", fixed: list[str], identity: dict[str, str]
     ) -> None:
         """Open (or create) the study and run its trials still to go; then its end files."""
-        from optuna.trial import TrialState
-
-        sampler = make_sampler(self.sampler, space)
+        sampler = self.sampler_for(space)
         n_trials = self.n_trials
         if str(self.sampler.get("name", "tpe")).lower() == "grid":
             n_trials = min(n_trials, math.prod(len(v) for v in grid_values(space).values()))
@@ -439,34 +504,47 @@ class OptunaSweeper(Sweeper):
         inside = self.storage is not None and f"{self.sweep_dir}/" in self.storage  # its files shared too
         folder = self.sweep_dir if inside else None
         study = open_study(self.storage, name, sampler, self.direction, identity=identity, folder=folder)
-        earlier = len(study.get_trials(deepcopy=False))
-        if earlier and isinstance(self.sampler.get("seed"), int):
-            # a seeded sampler started afresh would propose the first run's settings again: a resumed
-            # study's sampler is seeded with the seed plus the trials already asked (reproducible still)
-            study.sampler = sampler = make_sampler(
-                {**self.sampler, "seed": self.sampler["seed"] + earlier}, space
-            )
-        # a trial the pruner stopped (racing) is finished too: it counts toward n_trials
-        complete = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
-        left = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-        to_go = max(n_trials - complete, 0)
-        pending = [(t.number, dict(t.params)) for t in left][:to_go]  # a stopped sweep's trials, first
-        log.info(
-            f"Optuna study {study.study_name!r} in {self.storage or 'memory'} ({type(sampler).__name__}): "
-            f"{complete} of {n_trials} trials complete, {to_go} to run"
-            + (f" ({len(pending)} left running by a stopped sweep, run again)" if pending else "")
-        )
-        while to_go > 0:
-            size = min(self.n_jobs, to_go)
-            batch, pending = pending[:size], pending[size:]
-            while len(batch) < size:
-                trial = study.ask(space)
-                batch.append((trial.number, dict(trial.params)))
-            self.run(study, batch, fixed)
-            to_go -= len(batch)
+        self.run_trials(study, space, fixed, n_trials)
         with stops_held(self.sweep_dir):  # cheap and wanted most: whole before the slow report
             if self.write_results(study):
                 self.write_tuned()
+
+    def run_trials(
+        self, study: "Study", space: "Mapping[str, BaseDistribution]", fixed: list[str], n_trials: int
+    ) -> None:
+        """Run the study's trials still to go, in batches of n_jobs by trial number (trials 0-1, 2-3,
+        ... for n_jobs 2), trials a stopped sweep left running first, each in its own batch: a resumed
+        sweep asks each trial with the same trials told as an unbroken one, and each trial races against
+        the same ones (those told before its batch, whose first number it keeps as BATCH)."""
+        from optuna.trial import TrialState
+
+        # a trial the pruner stopped (racing) is finished too: it counts toward n_trials
+        complete = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
+        left = sorted(study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)), key=lambda t: t.number)
+        to_go = max(n_trials - complete, 0)
+        pending = [(t.number, dict(t.params)) for t in left][:to_go]  # a stopped sweep's trials, first
+        shown = getattr(study.sampler, "shown", type(study.sampler).__name__)
+        log.info(
+            f"Optuna study {study.study_name!r} in {self.storage or 'memory'} ({shown}): "
+            f"{complete} of {n_trials} trials complete, {to_go} to run"
+            + (f" ({len(pending)} left running by a stopped sweep, run again)" if pending else "")
+        )
+        size = self.n_jobs
+        while to_go > 0:
+            batch: list[tuple[int, dict[str, Any]]] = []
+            while (
+                pending and len(batch) < to_go and (not batch or pending[0][0] // size == batch[0][0] // size)
+            ):
+                batch.append(pending.pop(0))
+            while len(batch) < to_go:
+                number = len(study.get_trials(deepcopy=False))  # the number Optuna gives the next trial
+                if batch and number // size != batch[0][0] // size:
+                    break  # the batch's numbers are taken: the next trial starts the next batch
+                trial = study.ask(space)
+                trial.set_user_attr(BATCH, trial.number // size * size)
+                batch.append((trial.number, dict(trial.params)))
+            self.run(study, batch, fixed)
+            to_go -= len(batch)
 
     def run(self, study: "Study", batch: list[tuple[int, dict[str, Any]]], fixed: list[str]) -> None:
         """Launch a batch of trials (number, settings) and tell Optuna each one's objective. A sweep
