@@ -7,11 +7,11 @@ from dataclasses import FrozenInstanceError, replace
 
 import numpy as np
 import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
 from hypothesis import given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
-from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
 
 from core.errors import InputError
 from experiments.run import run_task, setup
@@ -389,7 +389,9 @@ def test_a_restart_that_keeps_going_deeper_is_extended_and_only_under_a_time_lim
     budgeted = Breaks(**settings, extend_depth=1, extend_nodes=3_000).construct(puzzle)
     assert budgeted.work <= 20_000
     unextended = Breaks(**settings).construct(puzzle).layout
-    assert (budgeted.layout.piece == unextended.piece).all() and (budgeted.layout.rotation == unextended.rotation).all()
+    assert (budgeted.layout.piece == unextended.piece).all() and (
+        budgeted.layout.rotation == unextended.rotation
+    ).all()
 
 
 def test_the_ladder_reports_each_boards_prefix_the_fill_order_bar_its_last_cells(tmp_path):
@@ -400,3 +402,12 @@ def test_the_ladder_reports_each_boards_prefix_the_fill_order_bar_its_last_cells
     for board, prefix in built.ladder_prefixes.items():
         assert prefix == np.frombuffer(board, np.int64)[cells].tobytes()
     assert len(set(built.ladder_prefixes.values())) <= len(built.ladder_boards)
+
+
+def test_restarts_are_longer_in_longer_runs_unless_their_length_is_given():
+    from puzzles.edge_matching.solvers.breaks import RESTART_NODES, RESTART_PER_SECOND
+
+    assert Breaks().restart_length(None) == RESTART_NODES  # a node budget: issue 46's restarts
+    assert Breaks().restart_length(10.0) == RESTART_NODES  # never shorter
+    assert Breaks().restart_length(480.0) == 480 * RESTART_PER_SECOND > 5 * RESTART_NODES
+    assert Breaks(restart_nodes=1234).restart_length(480.0) == 1234

@@ -108,7 +108,9 @@ def test_parity_cuts_only_branches_with_no_board_within_the_schedule(n, frame, i
     assert (on.found == off.found).all()
     # The walk's own boards, in the order found: the same list, or (when greedy completions, which
     # follow the deepest partials, filled one run's rows first) one the start of the other.
-    walked = [[b.tobytes() for b, part in zip(r.kept, r.kept_by, strict=True) if part == "walk"] for r in runs]
+    walked = [
+        [b.tobytes() for b, part in zip(r.kept, r.kept_by, strict=True) if part == "walk"] for r in runs
+    ]
     short, long_ = sorted(walked, key=len)
     assert short and short == long_[: len(short)]
     if all(len(r.kept) < KEEP_BOARDS for r in runs):

@@ -213,7 +213,7 @@ class Portfolio(PlateauLNS):
         self,
         breaks_share: float = 0.8,
         threads: int = 2,
-        restart_nodes: int = BREAKS.restart_nodes,
+        restart_nodes: int | None = BREAKS.restart_nodes,
         breaks_nodes: int | None = None,
         beam: bool = True,
         beam_below: int = BEAM_BELOW,

@@ -58,9 +58,12 @@ from puzzles.edge_matching.solvers.beam import warm_up as beam_warm_up
 from puzzles.edge_matching.solvers.breaks_tables import ORDERS, RestartRun, Tables
 from puzzles.edge_matching.solvers.breaks_walk import _complete, _restart, _unmatched
 
-# Placements per restart, by default: 10x the 5e7 of issue 46, which stopped restarts at about four
-# seconds, 300-500x shorter than the record family's (Blackwood: 5e10 loop turns; libblackwood: minutes).
-RESTART_NODES = 500_000_000
+# Placements per restart when restart_nodes is null: under a time limit RESTART_PER_SECOND per second of
+# it, at least RESTART_NODES (a 10-minute portfolio's 480 s of breaks: 4.8e8, minutes a restart, as the
+# record family's: Blackwood 5e10 loop turns, libblackwood 5-15 minutes; a one-core minute: 6e7, where
+# 5e8 left two restarts and did worse); without one RESTART_NODES (issue 46's, about four seconds).
+RESTART_NODES = 50_000_000
+RESTART_PER_SECOND = 1_000_000
 DEFAULT_MAX_NODES = 200_000_000  # the node budget when no time limit is given
 FINISH_WIDTH = 1000  # the beam that completes each restart's deepest partial board
 TAIL_CELLS = 12  # deepest partials with at most this many empty cells are completed exactly too
@@ -194,7 +197,8 @@ class Breaks(BoardBuilder):
         tail: the top rows filled as block and teeth (null: 5 of 16 rows, scaled).
         schedule: depths at which the next break unlocks (null: SCHEDULE, scaled to the board);
             [] allows none.
-        restart_nodes: placements per restart.
+        restart_nodes: placements per restart (null: RESTART_PER_SECOND per second of a time limit,
+            at least RESTART_NODES; RESTART_NODES without one: `restart_length`).
         finish_width: the width of the beam that completes each restart's deepest partial board (0:
             only the greedy completion); its placements are not counted as nodes.
         max_nodes: the run's placements; null: none under a time limit (the time is the budget), else
@@ -232,7 +236,7 @@ class Breaks(BoardBuilder):
     order: str = "staircase"
     tail: int | None = None
     schedule: Sequence[int] | None = None
-    restart_nodes: int = RESTART_NODES
+    restart_nodes: int | None = None
     finish_width: int = FINISH_WIDTH
     max_nodes: int | None = None
     threads: int = 1
@@ -263,7 +267,7 @@ class Breaks(BoardBuilder):
             )
         _whole("tail", self.tail, 1, optional=True)
         for name in ("restart_nodes", "max_nodes", "threads"):
-            _whole(name, getattr(self, name), 1, optional=name == "max_nodes")
+            _whole(name, getattr(self, name), 1, optional=name != "threads")
         for name in (
             "finish_width",
             "abandon_nodes",
@@ -284,6 +288,14 @@ class Breaks(BoardBuilder):
 
     def seeded(self, seed: int) -> Breaks:
         return replace(self, seed=seed)
+
+    def restart_length(self, seconds: float | None) -> int:
+        """Placements per restart: restart_nodes, or by default longer restarts for longer runs (a
+        restart that ends at four seconds seldom finishes a board; two of a one-core minute leave too
+        few draws)."""
+        if self.restart_nodes is not None:
+            return self.restart_nodes
+        return RESTART_NODES if seconds is None else max(RESTART_NODES, int(RESTART_PER_SECOND * seconds))
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         warm_up()
@@ -349,7 +361,7 @@ class Breaks(BoardBuilder):
         depth = self.abandon_depth
         abandon = (self.abandon_nodes, round(ABANDON_DEPTH * tables.cells_count) if depth is None else depth)
         budget = self.max_nodes or (DEFAULT_MAX_NODES if seconds is None else None)
-        runs = _Restarts(self, tables, abandon, budget, started)
+        runs = _Restarts(self, tables, abandon, budget, started, self.restart_length(seconds))
         with alarm(None if seconds is None else seconds - (time.perf_counter() - started)) as stop:
             quota: list[int] = list(self.quota or [])
             probes: list[RestartRun] = []
@@ -377,7 +389,9 @@ class _Restarts:
     """One construction's restarts, shared by its threads: the next restart's number k, the best board
     so far (ties: the lower k), the work done and the anytime curve, under one lock."""
 
-    def __init__(self, solver: Breaks, tables: Tables, abandon: tuple[int, int], budget: int | None, started):
+    def __init__(
+        self, solver: Breaks, tables: Tables, abandon: tuple[int, int], budget: int | None, started, each: int
+    ):
         self.solver, self.tables, self.abandon, self.budget, self.started = (
             solver,
             tables,
@@ -385,7 +399,7 @@ class _Restarts:
             budget,
             started,
         )
-        self.lock = threading.Lock()
+        self.lock, self.each = threading.Lock(), each
         self.next, self.score, self.key = 0, 1 << 30, (1 << 30, 0)
         self.best: np.ndarray | None = None
         self.nodes, self.deepest, self.done, self.probed = 0, 0, False, 0
@@ -406,8 +420,8 @@ class _Restarts:
         self.prefix_cells = tables.geometry[0][: max(0, tables.cells_count - OPEN_CELLS)]
 
     def cap_of(self, k: int) -> int:
-        """Restart k's placements: restart_nodes, or what the node budget leaves it."""
-        each = self.solver.restart_nodes
+        """Restart k's placements: the restart length, or what the node budget leaves it."""
+        each = self.each
         if self.budget is None:
             return each
         return max(0, min(each, self.budget - self.probed - k * each))
