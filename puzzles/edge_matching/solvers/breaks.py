@@ -67,7 +67,6 @@ RESTART_PER_SECOND = 1_000_000
 DEFAULT_MAX_NODES = 200_000_000  # the node budget when no time limit is given
 FINISH_WIDTH = 1000  # the beam that completes each restart's deepest partial board
 TAIL_CELLS = 12  # deepest partials with at most this many empty cells are completed exactly too
-EXTEND_NODES = 500_000_000  # placements a restart gains at each new deepest depth past extend_depth
 EXTEND_DEPTH = 252 / 256  # libblackwood extends a restart that sets a new deepest depth past 252 of 256
 VALUE_ORDERS = ("shuffled", "quota")
 OPEN_CELLS = (
@@ -224,8 +223,10 @@ class Breaks(BoardBuilder):
             `_finish`) as well as greedily; 0: greedily only.
         extend_depth, extend_nodes: under a time limit, each new deepest depth a restart reaches at
             or past extend_depth (null: 252 of 256 cells, scaled) gives it at least extend_nodes
-            placements more (0: never; libblackwood extends a restart that keeps going deeper past
-            252). Off under a node budget, whose restarts have fixed shares.
+            placements more (libblackwood extends a restart that keeps going deeper past 252; e.g.
+            5e8). 0, the default: never; on the ladder (two 5-minute runs a side) extending by 5e8
+            bought no board at 463 or better and cost restarts. Off under a node budget, whose
+            restarts have fixed shares.
         value_order: each cell's candidates "shuffled" per restart, or "quota": the most quota-colour
             sides first, shuffled among ties (Blackwood's order).
 
@@ -248,7 +249,7 @@ class Breaks(BoardBuilder):
     parity: bool = False
     tail_cells: int = TAIL_CELLS
     extend_depth: int | None = None
-    extend_nodes: int = EXTEND_NODES
+    extend_nodes: int = 0
     value_order: str = "shuffled"
 
     name: ClassVar[str] = "breaks"
