@@ -540,7 +540,7 @@ class OptunaSweeper(Sweeper):
                 number = len(study.get_trials(deepcopy=False))  # the number Optuna gives the next trial
                 if batch and number // size != batch[0][0] // size:
                     break  # the batch's numbers are taken: the next trial starts the next batch
-                trial = study.ask(space)
+                trial = study.ask(dict(space))
                 trial.set_user_attr(BATCH, trial.number // size * size)
                 batch.append((trial.number, dict(trial.params)))
             self.run(study, batch, fixed)
