@@ -72,3 +72,13 @@ def make_budget(node: DictConfig, known_optimum: float | None) -> Budget:
     if target is None and node.stop_at_optimum:
         target = known_optimum
     return Budget(evaluations=node.evaluations, seconds=node.seconds, target=target)
+
+
+def flat(node: Any, prefix: str = "") -> dict[str, Any]:
+    """A config as {dotted key: value}, for comparing two of them key by key."""
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            out.update(flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: node}

@@ -42,7 +42,7 @@ with interrupt.ends_quietly("while starting; nothing was run", active=__name__ =
     from core.space import LARGEST_COUNT as LARGEST
     from core.space import check_limits
     from experiments import overrides
-    from experiments.build import build
+    from experiments.build import build, flat
     from experiments.records import (
         CONFIG,
         REFUSED,
@@ -309,16 +309,6 @@ def note_unrecorded(run_dir: Path, reason: str) -> None:
             notes.write(f"{run_dir}\t{reason}\n")
     except OSError:
         pass
-
-
-def flat(node: Any, prefix: str = "") -> dict[str, Any]:
-    """A config as {dotted key: value}, for comparing two of them key by key."""
-    if isinstance(node, dict):
-        out: dict[str, Any] = {}
-        for k, v in node.items():
-            out.update(flat(v, f"{prefix}{k}."))
-        return out
-    return {prefix[:-1]: node}
 
 
 def changed_keys(saved_path: Path, cfg: DictConfig) -> list[str]:

@@ -19,7 +19,7 @@ from core.checkpoint import FILE as CHECKPOINT
 from core.checkpoint import Checkpoint
 from core.faces import Construction, Describing, Face, FitnessPuzzle, Printable, WithRunFiles
 from core.space import Budget, Result
-from experiments.build import build, component_name, config_columns, make_budget
+from experiments.build import build, component_name, config_columns, flat, make_budget
 from experiments.live import LiveLine, compiling
 from experiments.pairing import Built, as_optimizer, check_pair, evaluation_kind, local_search_face, needs
 from experiments.records import TRACE_COLUMNS, RunRecord, write_picture, write_record
@@ -35,16 +35,6 @@ def checkpoint_of(cfg: DictConfig, run_dir: Path) -> Checkpoint:
     settings = flat(OmegaConf.to_container(cfg, resolve=True))
     kept = {k: v for k, v in settings.items() if k.split(".")[0] not in UNCHANGING}
     return Checkpoint(run_dir / CHECKPOINT, kept)
-
-
-def flat(node: Any, prefix: str = "") -> dict[str, Any]:
-    """A config as {dotted key: value}."""
-    if isinstance(node, dict):
-        out: dict[str, Any] = {}
-        for k, v in node.items():
-            out.update(flat(v, f"{prefix}{k}."))
-        return out
-    return {prefix[:-1]: node}
 
 
 def time_left(budget: Budget, spent: float) -> Budget:
