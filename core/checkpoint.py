@@ -5,6 +5,11 @@ state, the RNG and the objective's counters agree, so a continued run repeats an
 for bit under an evaluation budget. Why written whole to a temporary file and renamed into place: a
 cluster pre-empts a job at any moment, and the file is then the last complete state, never half of one.
 Why the run's settings go with it: a state continued under other settings would be neither run.
+
+A solver that sees no objective (a constructive solver building a board, alone or as a pipeline's
+start) keeps its state through a `Stage` instead: whoever hands it the stretch of the run opens one
+(`staged`), and the solver finds it (`current`), saves under a key of its own at its own step
+boundaries and, in a continued run, gets its state back.
 """
 
 from __future__ import annotations
@@ -13,15 +18,20 @@ import math
 import os
 import pickle
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.errors import InputError
+
+if TYPE_CHECKING:
+    from core.objective import Objective
 
 EVERY = 30.0  # seconds between two checkpoints of a running search (and one more on a stop)
 FILE = "checkpoint.pkl"  # in the run folder
@@ -41,6 +51,8 @@ class Saved:
         """The one line a continued run says: `resumed from checkpoint: 12,345 evaluations, 3.9 s, best 17`
         (`describe` says a best as the puzzle does)."""
         done, best, seconds = self.objective["evaluations"], self.objective["best"], self.objective["seconds"]
+        if not done and isinstance(self.search, dict) and self.search.get("said"):  # a stage's own words
+            return f"resumed from checkpoint: {self.search['said']}, {seconds:.1f} s"
         shown = describe(best) if math.isfinite(best) else "none yet"
         return f"resumed from checkpoint: {done:,} evaluation{'' if done == 1 else 's'}, {seconds:.1f} s, best {shown}"
 
@@ -94,9 +106,11 @@ class Checkpoint:
         """Has the interval passed since the last save (or the start)?"""
         return self.clock() >= self.next
 
-    def save(self, objective: dict[str, Any], search: Any) -> None:
-        """Write the state atomically (a temporary file beside it, then renamed into place)."""
-        rng = None if self.rng is None else self.rng.bit_generator.state
+    def save(self, objective: dict[str, Any], search: Any, rng: Mapping[str, Any] | None = None) -> None:
+        """Write the state atomically (a temporary file beside it, then renamed into place); `rng`: the
+        run's generator state to keep (default: as it is now)."""
+        if rng is None and self.rng is not None:
+            rng = self.rng.bit_generator.state
         data = {
             "version": VERSION,
             "settings": self.settings,
@@ -122,3 +136,67 @@ class Checkpoint:
     def discard(self) -> None:
         """The run is complete: nothing is left to continue."""
         self.path.unlink(missing_ok=True)
+
+
+class Stage:
+    """A stretch of a run handed to solvers that see no objective (a constructive solver building the
+    run's board or a pipeline's start): each saves its state under a key of its own (`save`) at its own
+    step boundaries, when the interval has passed (`due`) or on a stop, and a continued run hands it
+    back (`restored`). The file then holds every key's latest state, the objective's counters and the
+    run's generator as it was when the stage opened.
+
+    Why the generator as it was: the solvers were seeded from it as the stage opened, so a continued
+    run draws the same seeds, builds the same solvers and finds its states under the same keys."""
+
+    def __init__(
+        self,
+        keeper: Checkpoint,
+        counters: Callable[[], dict[str, Any]],
+        parts: Mapping[str, Any],
+        rng: Mapping[str, Any] | None,
+    ):
+        self.keeper, self.counters, self.rng = keeper, counters, rng
+        self.parts: dict[str, Any] = dict(parts)  # key -> the latest state saved (or restored)
+        self.lock = threading.RLock()  # solvers save from their own threads
+
+    def restored(self, key: str) -> Any:
+        """The state saved under `key` that the run continues from (None: start afresh)."""
+        return self.parts.get(key)
+
+    def due(self) -> bool:
+        """Has the checkpoint's interval passed? (A solver asks at its step boundaries, then saves.)"""
+        return self.keeper.due()
+
+    def save(self, key: str, state: Any, said: str) -> None:
+        """Keep `state` as `key`'s and write the checkpoint; `said`: what the continued run's one line
+        says of it (`Saved.line`), e.g. "breaks: 11 restarts done, 1 under way, 244,317,184 nodes, best 20
+        unmatched joins"."""
+        with self.lock:
+            self.parts[key] = state
+            self.keeper.save(self.counters(), {"stage": dict(self.parts), "said": said}, self.rng)
+
+
+_stage: Stage | None = None  # the stage open in this process (module-wide: solvers run on threads)
+
+
+def current() -> Stage | None:
+    """The stage a solver saves its state to (None: nothing is kept, the solver runs as ever)."""
+    return _stage
+
+
+@contextmanager
+def staged(objective: Objective, rng: Mapping[str, Any] | None) -> Iterator[Stage | None]:
+    """Open a stage for the solvers run within the block, when the run keeps a checkpoint; `rng`: the
+    run's generator state before the solvers were seeded from it. A continued run's saved states
+    (`Objective.restored`, when a stage saved it) are handed back."""
+    global _stage
+    keeper, restored = objective.checkpoints, objective.restored
+    if keeper is None:
+        yield None
+        return
+    parts = restored["stage"] if isinstance(restored, dict) and "stage" in restored else {}
+    before, _stage = _stage, Stage(keeper, objective.state, parts, rng)
+    try:
+        yield _stage
+    finally:
+        _stage = before

@@ -155,7 +155,7 @@ class Objective:
             self.on_progress(self)
         if budget.target is not None and self.best <= budget.target:
             raise Stop("target")
-        if interrupt.requested():
+        if interrupt.requested() and not self.stops_at_checkpoints:  # else at the next checkpoint
             raise Stop("interrupted")
         if budget.evaluations is not None and evaluations >= budget.evaluations:
             raise Stop("evaluations")

@@ -6,17 +6,46 @@ from typing import Any
 
 from hydra.errors import InstantiationException
 from hydra.utils import get_class, instantiate
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf, read_write
 
 from core.errors import InputError
 from core.space import Budget
 from experiments.records import flatten
 
+MOVED = {  # a class's `_target_` before it moved -> where it is now: old runs' config.yaml name the old one
+    "experiments.tasks.colour_sweep.ColourSweep": "studies.colour_sweep.task.ColourSweep",
+    "experiments.tasks.hardness_peak.HardnessPeak": "studies.hardness_peak.task.HardnessPeak",
+}
+
+
+def current_target(target: str) -> str:
+    """Where the class a `_target_` names lives now (MOVED), so an old run folder still reports and
+    reproduces; any other target as it is."""
+    return MOVED.get(target, target)
+
+
+def with_current_targets(node: Any) -> Any:
+    """`node` with every `_target_` in it (at any depth) that names a moved class set to where the class
+    is now, in place, interpolations untouched; a config that names none is left as it is."""
+    if isinstance(node, DictConfig):
+        for key in list(node.keys()):
+            child = node._get_node(key)
+            if isinstance(child, DictConfig | ListConfig):
+                with_current_targets(child)
+            elif key == "_target_" and child is not None and child._value() in MOVED:
+                with read_write(node):
+                    node[key] = MOVED[child._value()]
+    elif isinstance(node, ListConfig):
+        for child in node._iter_ex(resolve=False):
+            with_current_targets(child)
+    return node
+
 
 def build(node: DictConfig, what: str) -> Any:
-    """instantiate(node), re-raising the component's own input error rather than Hydra's wrapper."""
+    """instantiate(node), re-raising the component's own input error rather than Hydra's wrapper. A
+    class named by its old path (MOVED: an old run's config) is built from where it is now."""
     try:
-        return instantiate(node, _convert_="all")
+        return instantiate(with_current_targets(node), _convert_="all")
     except InstantiationException as err:
         cause = err.__cause__
         if isinstance(cause, InputError):
@@ -35,7 +64,7 @@ def named_class(node: Any) -> type | None:
     if not target:
         return None
     try:
-        found: type = get_class(str(target))
+        found: type = get_class(current_target(str(target)))
     except Exception:  # not importable, or not a class: no traits to read
         return None
     return found

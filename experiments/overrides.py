@@ -21,7 +21,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ValidationErr
 
 from core.errors import InputError, whole
 from experiments.build import named_class
-from experiments.schema import CONFIG_DIR
+from experiments.schema import CONFIG_DIR, project_config_dirs
 
 KINDS = {"Integer": "a whole number", "Float": "a number", "Boolean": "true or false", "String": "text"}
 
@@ -102,15 +102,20 @@ def search_dirs(argv: list[str]) -> list[Path]:
 
 
 def options(group: str, dirs: tuple[Path, ...] = ()) -> list[str]:
-    """The configs a group offers: the YAML files in configs/<group>/ and in the user's directories
-    (nested ones as folder/name)."""
+    """The configs a group offers: the YAML files in configs/<group>/, in each study's
+    conf/<group>/ and in the user's directories (nested ones as folder/name)."""
     return sorted(
         {
             p.relative_to(d / group).with_suffix("").as_posix()
-            for d in (CONFIG_DIR, *dirs)
+            for d in (*project_config_dirs(), *dirs)
             for p in (d / group).rglob("*.yaml")
         }
     )
+
+
+def is_group(name: str) -> bool:
+    """Whether `name` is one of the project's config groups (a folder of configs/ or of a study's conf/)."""
+    return any((d / name).is_dir() for d in project_config_dirs())
 
 
 def values(override: Override) -> list[str]:
@@ -127,7 +132,7 @@ def check_choices(overrides: list[Override], dirs: tuple[Path, ...] = ()) -> Non
     """Each value given to a config group (optimizer=..., +experiment=...) names one of its files."""
     for o in overrides:
         group = o.key_or_group
-        if (CONFIG_DIR / group).is_dir() and not (o.is_delete() or o.is_hydra_override()):
+        if is_group(group) and not (o.is_delete() or o.is_hydra_override()):
             unknown = [v for v in values(o) if v not in options(group, dirs)]
             if unknown:
                 raise InputError(
@@ -155,8 +160,7 @@ def settings_of(path: str, overrides: list[str]) -> str:
     choices = [
         o
         for o in overrides
-        if "=" in o
-        and ((CONFIG_DIR / o.split("=")[0].lstrip("+")).is_dir() or o.startswith("hydra.searchpath"))
+        if "=" in o and (is_group(o.split("=")[0].lstrip("+")) or o.startswith("hydra.searchpath"))
     ]
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("config", overrides=choices)

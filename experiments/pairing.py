@@ -17,6 +17,7 @@ from typing import Any
 from hydra.utils import get_object
 from omegaconf import DictConfig
 
+from core.checkpoint import staged
 from core.errors import InputError
 from core.faces import Construction, Face
 from core.objective import Objective
@@ -131,9 +132,12 @@ class Built:
         solver.warm_up(puzzle)  # load the kernels before the budget's clock starts
 
     def run(self, objective: Objective, rng) -> None:
-        """Build the board within the time budget, the solver's ties drawn from the run's seed, and score it."""
+        """Build the board within the time budget, the solver's ties drawn from the run's seed, and score it.
+        A solver that keeps its state in the run's checkpoint finds it on the stage (core.checkpoint)."""
+        before = rng.bit_generator.state  # a continued run draws the same seed from it
         solver = self.solver.seeded(int(rng.integers(2**31)))
-        self.last = solver.construct(self.puzzle, objective.budget.seconds)
+        with staged(objective, before):
+            self.last = solver.construct(self.puzzle, objective.budget.seconds)
         try:
             objective(self.puzzle.encode(self.last.layout))
         finally:  # the boards it held before, at their times: the trace is the solver's anytime curve

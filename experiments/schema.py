@@ -1,9 +1,10 @@
 """Config schemas, generated from the components' own signatures: a typo or a wrong type fails when
 the config is composed, and every default has one home, the constructor.
 
-A component's base YAML (`configs/<group>/<name>.yaml`) names its class in `_target_` and extends
-`schema/<group>/<name>`, the dataclass `hydra_zen.builds` makes from that class's signature; it
-sets only what differs from the constructor's defaults. Variants extend their base YAML.
+A component's base YAML (`configs/<group>/<name>.yaml`, or a study's `studies/<name>/conf/<group>/`)
+names its class in `_target_` and extends `schema/<group>/<name>`, the dataclass `hydra_zen.builds`
+makes from that class's signature; it sets only what differs from the constructor's defaults.
+Variants extend their base YAML.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hydra_zen import builds
 from omegaconf import DictConfig, OmegaConf
 
 from core.errors import InputError
+from hydra_plugins.puzzlelab_studies.study_configs import study_config_dirs
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 GROUPS = ("puzzle", "optimizer", "task")
@@ -44,16 +46,22 @@ def run_subdir(varying: str, seed: int) -> str:
     return f"{varying}/seed={seed}" if varying else f"seed={seed}"
 
 
+def project_config_dirs() -> tuple[Path, ...]:
+    """The project's config directories: configs/, then each study's conf/ (the search path Hydra gets
+    from hydra_plugins/puzzlelab_studies), so listings of a group's configs see the studies' too."""
+    return (CONFIG_DIR, *study_config_dirs())
+
+
 def setup(config_dirs: Sequence[Path] = (), headless: bool = True) -> None:
-    """What the app needs before Hydra composes a config: the schemas (also of the components in a
-    user's own config directories), the resolvers, and pictures drawn to files (never to a screen,
-    which workers and clusters do not have; a notebook keeps its own backend: headless=False)."""
+    """What the app needs before Hydra composes a config: the schemas (of the project's components, the
+    studies' included, and of those in a user's own config directories), the resolvers, and pictures
+    drawn to files (never to a screen, which workers and clusters do not have; a notebook keeps its own
+    backend: headless=False)."""
     if headless:
         import matplotlib
 
         matplotlib.use("Agg")
-    register()
-    for config_dir in config_dirs:
+    for config_dir in (*project_config_dirs(), *config_dirs):
         register(config_dir)
     OmegaConf.register_new_resolver("run_subdir", run_subdir, replace=True)
     OmegaConf.register_new_resolver("user_groups", user_groups, replace=True)

@@ -4,15 +4,24 @@ Why a thin Python layer: the kernels (heuristics/kernels.py) make the moves; the
 it keeps for every optimiser (evaluations, the best-so-far trace, the budget). Between chunks the
 driver hands it the evaluations used and the (evaluation index, value) of every improvement, so an
 evaluation budget stops exactly, traces stay exact and the clock is read only between chunks.
+
+Checkpoints (issue 58): between two epochs every chain's state is whole (its boards, counters,
+settings and generator, `Chain.state`), so that is where a run that keeps a checkpoint saves it and
+stops; `start_chains` rebuilds the chains from it in a continued run, which then goes on bit for bit
+under an evaluation budget. A built start is built on a `core.checkpoint` stage: a builder that keeps
+its state there (the break backtracker) goes on from it when the run stopped while it built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any
 
 import numpy as np
 
+from core.checkpoint import staged
 from core.errors import InputError
 from core.faces import ConstructiveSolver, LocalSearchFace
 from core.objective import Objective
@@ -72,10 +81,22 @@ class Chain:
         self._te = np.zeros(trace_cap, np.int64)
         self._tv = np.zeros(trace_cap, np.int64)
 
+    STATE = ("st", "best", "home", "rng", "ctl", "params")  # what the kernel changes, and its settings
+
     @property
     def evaluations(self) -> int:
         """Evaluations so far (the start, priced moves and repairs)."""
         return int(self.ctl[EVALS])
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps of the chain between chunks (copies)."""
+        return {name: getattr(self, name).copy() for name in self.STATE} | {"start_value": self.start_value}
+
+    def resume(self, state: Mapping[str, Any]) -> None:
+        """Go on from a checkpoint's `state` of this chain (its kernel and face as when it was saved)."""
+        for name in self.STATE:
+            getattr(self, name)[...] = state[name]
+        self.start_value = state["start_value"]
 
     def set_target(self, target: float | None) -> None:
         """Stop a chunk as soon as the best reaches `target` (None: never), on the face's scale."""
@@ -148,10 +169,16 @@ def start_chains(
 ) -> list[Chain]:
     """`count` chains, each from a start state (`start`: random or a built one, built within
     `seconds`) drawn by `rng` and accounted as one evaluation. A built board is built once: every
-    chain starts from it, and the builder's own curve opens the run's trace."""
+    chain starts from it, and the builder's own curve opens the run's trace. A run continued from a
+    checkpoint saved between epochs gets its chains back as they were (nothing built or drawn)."""
+    saved = objective.restored
+    if isinstance(saved, dict) and "chains" in saved:
+        return [_resumed(face, kernel, params, state) for state in saved["chains"]]
     history: list = []
     began = objective.seconds
-    built = start_state(face, rng, start, seconds, history) if start != "random" else None
+    before = rng.bit_generator.state  # the builder's seed is drawn from it: again so when continued
+    with staged(objective, before):  # a builder that keeps its state keeps it there
+        built = start_state(face, rng, start, seconds, history) if start != "random" else None
     objective.prelude([(began + row[0], row[2]) for row in history])
     chains: list[Chain] = []
     for _ in range(count):
@@ -161,6 +188,15 @@ def start_chains(
         chains.append(chain)
         _account(objective, chains, [(_total(chains), chain.start_value)])
     return chains
+
+
+def _resumed(
+    face: LocalSearchFace, kernel: str, params: Mapping[str, float], state: Mapping[str, Any]
+) -> Chain:
+    """A chain as a checkpoint saved it."""
+    chain = Chain(face, state["st"], kernel, params, seed=0)
+    chain.resume(state)
+    return chain
 
 
 Repair = Callable[[Chain, int | None], list[tuple[int, int]]]
@@ -183,12 +219,16 @@ def run_chains(
     each epoch `pace(objective, chains)` may retune the chains from the run so far. Epochs
     are counted in moves, never in time, so a seed gives the same run on any machine and load.
     Evaluation indices count the chains' moves as if they took turns, one move each, so a
-    parallel run's trace and budget read like a single chain's.
+    parallel run's trace and budget read like a single chain's. Before each epoch the run's
+    checkpoint, if it keeps one, may save the chains and the epoch count (`Objective.checkpoint`:
+    every 30 s, and where a stop ends the run); a continued run starts at the epoch it saved.
     """
     pool = ThreadPoolExecutor(len(chains)) if len(chains) > 1 else None
+    saved = objective.restored
     try:
-        epoch = 0
+        epoch = saved["epoch"] if isinstance(saved, dict) and "chains" in saved else 0
         while True:
+            objective.checkpoint(partial(_snapshot, chains, epoch))
             if pace is not None:
                 pace(objective, chains)
             shares = _shares(chunk, objective.evaluations_left(), len(chains))
@@ -205,6 +245,11 @@ def run_chains(
     finally:
         if pool is not None:
             pool.shutdown()
+
+
+def _snapshot(chains: Sequence[Chain], epoch: int) -> dict[str, Any]:
+    """What a checkpoint keeps of the chains at the top of an epoch."""
+    return {"chains": [chain.state() for chain in chains], "epoch": epoch}
 
 
 def _total(chains: Sequence[Chain]) -> int:

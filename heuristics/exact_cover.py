@@ -25,7 +25,7 @@ solutions at a time.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Literal, overload
+from typing import Literal, NamedTuple, overload
 
 import numba
 import numpy as np
@@ -40,6 +40,24 @@ NO_LIMIT = np.iinfo(np.int64).max
 _ALL_COVERED, _DEAD_END = -1, -2
 _FRESH, _RUNNING, _DONE = 0, 1, 2
 NO_REGIONS = np.zeros(10, dtype=np.uint64)
+
+
+class RegionRule(NamedTuple):
+    """The dead-region pruning as the kernels read it, by field: built inside the search from the array
+    `region_spec` lays out in this order (numba takes a named tuple as it takes a tuple: the same
+    compiled code). The neighbour of cell i along axis a is i + stride_a; plus_a marks the cells that
+    have one (axes 1 to 3; a missing axis is 0)."""
+
+    axes: np.uint64  # 0: no pruning
+    stride_a: np.uint64
+    stride_b: np.uint64
+    stride_c: np.uint64
+    plus_a: np.uint64
+    plus_b: np.uint64
+    plus_c: np.uint64
+    cells: np.uint64  # the cells to fill, a bitset
+    min_size: np.uint64  # the smallest piece
+    divisor: np.uint64  # the gcd of the piece sizes
 
 
 @numba.njit(cache=True, nogil=True)
@@ -95,19 +113,18 @@ def _grow(region, s, plus):
 def _regions_ok(empty, spec):
     """Can every connected region of `empty` cells still be filled? (size >= min, divisible)
 
-    Cells are bits of one word laid out on a grid. `spec` = (axes, stride x3, plus x3, cells,
-    min_size, divisor): the neighbour of cell i along axis a is i + stride[a], and plus[a] marks
-    the cells that have one. Regions grow by shifts, a whole front at a time.
+    Cells are bits of one word laid out on a grid (`spec`: a `RegionRule`). Regions grow by shifts, a
+    whole front at a time.
     """
-    axes, min_size, divisor = spec[0], spec[8], spec[9]
+    axes, min_size, divisor = spec.axes, spec.min_size, spec.divisor
     while empty:
         region = empty & (~empty + np.uint64(1))
         while True:
-            grown = region | _grow(region, spec[1], spec[4])
+            grown = region | _grow(region, spec.stride_a, spec.plus_a)
             if axes > 1:
-                grown |= _grow(region, spec[2], spec[5])
+                grown |= _grow(region, spec.stride_b, spec.plus_b)
             if axes > 2:
-                grown |= _grow(region, spec[3], spec[6])
+                grown |= _grow(region, spec.stride_c, spec.plus_c)
             grown &= empty
             if grown == region:
                 break
@@ -122,7 +139,7 @@ def _regions_ok(empty, spec):
 @numba.njit(cache=True, nogil=True)
 def _choose(lm, primary, cov, base, start, mrv, spec):
     """The item to branch on next, by the chosen rule; _DEAD_END if a region cannot be filled."""
-    if spec[0] and not _regions_ok(spec[7] & ~cov[base], spec):
+    if spec.axes and not _regions_ok(spec.cells & ~cov[base], spec):
         return _DEAD_END
     if mrv:
         return _fewest_options(lm, primary, cov, base, start)
@@ -141,7 +158,7 @@ def _search(
     call; when `store` is set, solution j's rows are `out[j, :out_len[j]]`.
     """
     W = lm.shape[1]
-    spec = (
+    spec = RegionRule(
         region[0],
         region[1],
         region[2],
@@ -184,7 +201,7 @@ def _search(
         chosen[d] = rows[k]
         for w in range(W):
             cov[base + W + w] = cov[base + w] | lm[k, w]
-        if spec[0] and not _regions_ok(spec[7] & ~cov[base + W], spec):
+        if spec.axes and not _regions_ok(spec.cells & ~cov[base + W], spec):
             continue
         if mrv:
             nxt = _fewest_options(lm, primary, cov, base + W, start)
@@ -233,7 +250,8 @@ def _csr(row_of: np.ndarray, item_of: np.ndarray, n_items: int) -> tuple[np.ndar
 
 
 def region_spec(regions: Regions | None) -> np.ndarray:
-    """The pruning rule as the search takes it: axes, 3 strides, 3 plus masks, cells, min, gcd."""
+    """The pruning rule as the search takes it, in `RegionRule`'s order: axes, 3 strides, 3 plus masks,
+    cells, min, gcd (an array: the kernel's argument, made a `RegionRule` inside it)."""
     if regions is None:
         return NO_REGIONS
     pad = 3 - len(regions.strides)

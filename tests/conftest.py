@@ -107,3 +107,27 @@ def read_only():
         subprocess.run(["umount", str(path)], check=True)
     for path in locked:
         path.chmod(stat.S_IRWXU)
+
+
+def slurm_script(command: str) -> subprocess.CompletedProcess:
+    """`bash .ci/slurm <command>`: the one-node test cluster's up, down or status."""
+    return subprocess.run(
+        ["bash", str(ROOT / ".ci" / "slurm"), command], capture_output=True, text=True, timeout=900
+    )
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    """A one-node Slurm, up for the whole session (started here if it was not running, stopped at the
+    end only then), or a skip saying why not; under PUZZLELAB_SLURM=required (.ci/run) a failure.
+    The cluster tests share one xdist group, so one worker starts and stops it while no other uses it."""
+    up = slurm_script("up")
+    if up.returncode != 0:
+        message = f"no Slurm cluster: {up.stderr.strip()}"
+        if os.environ.get("PUZZLELAB_SLURM") == "required":
+            pytest.fail(message)
+        pytest.skip(message)
+    yield
+    if "started" in up.stdout:
+        down = slurm_script("down")
+        assert down.returncode == 0, down.stderr

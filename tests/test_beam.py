@@ -330,7 +330,8 @@ def test_the_work_counts_every_candidate_priced(seed):
     sides = EdgeMatching(n=3, colours=2, fix_centre=False, instance_seed=seed).sides
     prepared = Prepared(turn_table(sides, True), 3, order="frame_first")
     listed = prepared.run(1, seed, None)
-    prepared.lists = (np.zeros_like(prepared.lists[0]), *prepared.lists[1:])  # every cell priced in full
+    no_fast_path = np.zeros_like(prepared.lists.fast)  # every cell priced in full
+    prepared.lists = prepared.lists._replace(fast=no_fast_path)
     run = prepared.run(1, seed, None)
     assert run.finished and run.work == 24 and listed.work <= 24
 

@@ -113,7 +113,7 @@ def test_grey_patterns_ring_slots_and_colour_lists_follow_the_rectangle(n, m, or
             assert slots[i, s] == (position[(r + dr) * m + c + dc] % ring if before else -1)
             placed.append(before)
         free = x != m + 1
-        assert prepared.lists[0][i] == (free and (placed[0] or placed[1]) and not (placed[2] or placed[3]))
+        assert prepared.lists.fast[i] == (free and (placed[0] or placed[1]) and not (placed[2] or placed[3]))
 
 
 @pytest.mark.parametrize("order", ORDERS)

@@ -11,7 +11,7 @@ from core.faces import LocalSearchFace
 from core.space import Budget
 from heuristics.compiled import CompiledDescent, CompiledILS, CompiledSA, HybridVLNS
 from heuristics.minimize import minimize
-from puzzles.edge_matching import EdgeMatching
+from puzzles.edge_matching import EdgeMatching, face_states
 from puzzles.edge_matching import board_moves as ef
 from puzzles.edge_matching.eternity2 import e2_like_instance
 from puzzles.edge_matching.solvers.greedy import Greedy
@@ -31,7 +31,7 @@ def _face(seed: int = 11) -> LocalSearchFace:
         ef.apply,
         ef.fitness,
         inst,
-        start=lambda rng: ef.random_state(inst, rng),
+        start=lambda rng: face_states.random_state(inst, rng),
         genome=lambda st: st[:42].copy(),
         repair=vlns_descent,
     )
@@ -46,7 +46,7 @@ def _run(optimizer, budget: Budget, seed: int = 3, face: LocalSearchFace | None 
 
 def _true_best(result, face) -> int:
     """The fitness, from scratch, of the best board the run recorded."""
-    return ef.fitness(face.instance, ef.state_from_orients(face.instance, result.best_genome))
+    return ef.fitness(face.instance, face_states.state_from_orients(face.instance, result.best_genome))
 
 
 def test_chunks_give_the_same_trace_as_one_chunk():

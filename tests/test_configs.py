@@ -1,4 +1,4 @@
-"""Every YAML in configs/ composes and builds (the lightning-hydra-template's check): a default that
+"""Every YAML in configs/ and in each study's conf/ composes and builds (the lightning-hydra-template's check): a default that
 drifts from its constructor, a misspelt key or a missing module fails here, not in a user's run."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from experiments.build import build
 from experiments.overrides import options as choices
-from experiments.schema import CONFIG_DIR, component_targets
+from experiments.schema import component_targets, project_config_dirs
 
 COMPONENTS = ("puzzle", "optimizer", "task")
 
@@ -35,11 +35,13 @@ def test_the_schema_default_is_the_constructor_default(compose_config):
 
     from hydra.utils import get_object
 
-    for (group, name), target in component_targets().items():
+    for (group, name), (config_dir, target) in {
+        key: (d, target) for d in project_config_dirs() for key, target in component_targets(d).items()
+    }.items():
         cfg = compose_config(f"{group}={name}")
         for key, param in inspect.signature(get_object(target)).parameters.items():
             if param.default is not inspect.Parameter.empty and key in cfg[group]:
                 given = cfg[group][key]
                 declared = list(param.default) if isinstance(param.default, tuple) else param.default
-                overridden = key in (CONFIG_DIR / group / f"{name}.yaml").read_text()
+                overridden = key in (config_dir / group / f"{name}.yaml").read_text()
                 assert overridden or given == declared, (group, name, key)

@@ -1,9 +1,10 @@
 """The user pages name no issue and no commit: those belong to the run history.
 
-A user page (README.md and every page under docs/ but docs/benchmarks.md) says what the project does and
-how to use it; which issue asked for a change, and which commit measured a figure, are the history's:
-docs/benchmarks.md and the benchmark log (benchmarks/log/*.md, outside docs/) keep them. A figure on a
-user page cites its log entry, and the entry holds the commit.
+A user page (README.md and every page under docs/ but the Benchmarks pages, docs/benchmarks.md and
+docs/benchmarks/*.md) says what the project does and how to use it; which issue asked for a change, and
+which commit measured a figure, are the history's: the Benchmarks pages and the benchmark log
+(benchmarks/log/*.md, outside docs/) keep them. A figure on a user page cites its log entry, and the
+entry holds the commit.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HISTORY = {ROOT / "docs" / "benchmarks.md"}  # the run history: issues and commits allowed
+HISTORY = {ROOT / "docs" / "benchmarks.md", *(ROOT / "docs" / "benchmarks").glob("*.md")}  # the run history
 USER_PAGES = [ROOT / "README.md", *(p for p in sorted((ROOT / "docs").rglob("*.md")) if p not in HISTORY)]
 
 ISSUE = re.compile(r"\bissues?\s+#?\d+|(?<![\w&#/])#\d+\b", re.IGNORECASE)  # "issue 34", "issues 33", "#12"
@@ -39,6 +40,7 @@ def findings(text: str) -> list[str]:
 def test_the_user_pages_are_found():
     names = {p.relative_to(ROOT).as_posix() for p in USER_PAGES}
     assert {"README.md", "docs/index.md", "docs/extending.md"} <= names and "docs/benchmarks.md" not in names
+    assert len(HISTORY) > 1 and not any(name.startswith("docs/benchmarks/") for name in names)
     assert len(USER_PAGES) >= 15
 
 
@@ -46,7 +48,7 @@ def test_the_user_pages_are_found():
 def test_user_page_names_no_issue_and_no_commit(page: Path):
     found = findings(page.read_text(encoding="utf-8"))
     assert not found, (
-        f"{page.relative_to(ROOT)} names issues or commits (move them to docs/benchmarks.md or the "
+        f"{page.relative_to(ROOT)} names issues or commits (move them to the Benchmarks pages or the "
         "benchmark log):\n" + "\n".join(found)
     )
 

@@ -73,9 +73,10 @@ WIRING = ("heuristics", "experiments", "studies")  # engines, wiring, studies: a
 
 def _family_names() -> set[str]:
     """What ties a module to the family by name: every class of its solvers and pipelines that declares
-    the face it needs (a solver or an optimiser: Beam, Breaks, Race, PlateauLNS...), each such class's
-    `name` and module that is no plain word (plateau_lns, perfect_search, board_file), and the family's
-    own path. Plain words (beam, race, breaks, greedy) stay free: they say what generic code means too."""
+    the face it needs (a solver or an optimiser: Beam, Breaks, BestOfConcurrent, PlateauLNS...), each
+    such class's `name` and module that is no plain word (plateau_lns, perfect_search, board_file), and
+    the family's own path. Plain words (beam, concurrent, breaks, greedy) stay free: they say what
+    generic code means too."""
     import importlib
     import inspect
     import pkgutil
@@ -99,14 +100,22 @@ def _family_names() -> set[str]:
 
 def test_the_family_names_what_the_floors_test_looks_for():
     names = _family_names()
-    assert {"Beam", "Breaks", "Race", "Backtrack", "PlateauLNS", "Portfolio", "BeamRefine"} <= names
+    assert {
+        "Beam",
+        "Breaks",
+        "BestOfConcurrent",
+        "Backtrack",
+        "PlateauLNS",
+        "Portfolio",
+        "BeamRefine",
+    } <= names
     assert {"perfect_search", "plateau_lns", "beam_refine", "puzzles.edge_matching"} <= names
 
 
 @pytest.mark.parametrize("floor", WIRING)
 def test_generic_code_names_no_family_solver(floor):
-    """A tie by name is a tie the import floors cannot see: a start handed over as "race" and a dict of
-    the beam's settings, a task that imports the backtracker. Generic code names none of them, in code
+    """A tie by name is a tie the import floors cannot see: a start handed over as "concurrent" and a
+    dict of the beam's settings, a task that imports the backtracker. Generic code names none of them, in code
     or prose (word for word, case and all)."""
     import re
 

@@ -17,14 +17,10 @@ from hydra.errors import (
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 
 from experiments.schema import CONFIG_DIR
-from hydra_plugins.puzzlelab_sweeper.optuna_sweeper import (
-    SAMPLERS,
-    OptunaSweeper,
-    contiguous,
-    make_sampler,
-    objective,
-    search_space,
-)
+from hydra_plugins.puzzlelab_sweeper.optuna_sweeper import OptunaSweeper
+from hydra_plugins.puzzlelab_sweeper.samplers import SAMPLERS, make_sampler
+from hydra_plugins.puzzlelab_sweeper.search_space import search_space
+from hydra_plugins.puzzlelab_sweeper.trials import contiguous, objective
 
 SPACE = {"optimizer.t_start": FloatDistribution(0.1, 1.0), "optimizer.period": IntDistribution(1, 4)}
 

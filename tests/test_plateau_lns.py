@@ -17,7 +17,7 @@ from experiments import api
 from heuristics.chains import Chain
 from heuristics.kernels import BEST, CURRENT, kernel_row
 from puzzles.edge_matching import board_moves as face
-from puzzles.edge_matching import plateau
+from puzzles.edge_matching import face_states, plateau, plateau_operators, plateau_repair
 from puzzles.edge_matching.board_files import read_board
 from puzzles.edge_matching.eternity2 import Eternity2Like
 from puzzles.edge_matching.kernel_rows import PLATEAU_COUNTS
@@ -53,8 +53,8 @@ def test_every_operator_keeps_the_board_legal_and_its_tally_true(op):
     start = int(chain.ctl[BEST])
     for _ in range(5):
         chain.step(20_000)
-        face.check_state(inst, chain.st)
-        face.check_state(inst, chain.best)
+        face_states.check_state(inst, chain.st)
+        face_states.check_state(inst, chain.best)
         assert int(face.fitness(inst, chain.st)) == chain.ctl[CURRENT]
         assert int(face.fitness(inst, chain.best)) == chain.ctl[BEST] <= start
     tried = chain.ctl[PLATEAU_COUNTS : plateau.WEIGHTS].reshape(-1, 4)[:, 0]
@@ -69,10 +69,10 @@ def test_the_anneal_refill_prices_its_moves_and_reports_the_true_change():
     inst, rng = ls.instance, make_rng(5)
     st = ls.start(np.random.default_rng(2))
     for _ in range(20):
-        cells = plateau._destroy(inst, st, rng, 2, 30)
+        cells = plateau_operators._destroy(inst, st, rng, 2, 30)
         before = int(face.fitness(inst, st))
-        change, priced = plateau.anneal(inst, st, rng, cells, 200, 1.0, 0.15, True)
-        face.check_state(inst, st)
+        change, priced = plateau_repair.anneal(inst, st, rng, cells, 200, 1.0, 0.15, True)
+        face_states.check_state(inst, st)
         assert priced == 200 and before + change == int(face.fitness(inst, st))
 
 
@@ -80,7 +80,7 @@ def test_twins_show_three_of_each_others_colours():
     ls = Eternity2Like(n=8, instance_seed=3).local_search()
     assert ls is not None
     inst = ls.instance
-    start, twins = plateau._twin_table(inst)
+    start, twins = plateau_repair._twin_table(inst)
     rc = inst.rc.reshape(-1, 4, 4)  # piece, turn, side
     assert len(twins) > 0
     for p in range(len(start) - 1):

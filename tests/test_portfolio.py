@@ -1,5 +1,5 @@
-"""optimizer=portfolio (puzzles/edge_matching/pipelines.py, Portfolio): the break backtracker and the beam race
-for the start, then plateau_lns chains walk from the better board. Under a node and evaluation budget
+"""optimizer=portfolio (puzzles/edge_matching/pipelines.py, Portfolio): the break backtracker and the beam build
+the start at once (`BestOfConcurrent`), then plateau_lns chains walk from the better board. Under a node and evaluation budget
 the same seed gives the same run; the board is legal and re-scored as reported, never worse than the
 start."""
 
@@ -11,6 +11,7 @@ from core.errors import InputError
 from experiments import api
 from puzzles.edge_matching.board_files import read_board
 from puzzles.edge_matching.eternity2 import Eternity2Like
+from puzzles.edge_matching.solvers.concurrent import NOTE
 from tests.test_plateau_lns import run_dir, trace
 
 SMALL = [
@@ -19,14 +20,18 @@ SMALL = [
 ]
 
 
-def test_from_the_app_it_repeats_starts_at_the_race_board_and_never_ends_worse(tmp_path, capsys):
+def test_from_the_app_it_repeats_starts_at_the_concurrent_builders_board_and_never_ends_worse(
+    tmp_path, capsys
+):
     settings = ["puzzle.n=8", *SMALL, "budget.evaluations=300000", "progress=false"]
     rows = [
         api.run(puzzle="eternity2_like", optimizer="portfolio", seed=5, overrides=settings, out=tmp_path / s)
         for s in ("a", "b")
     ]
     assert rows[0]["best_genome"] == rows[1]["best_genome"] and rows[0]["best"] == rows[1]["best"]
-    assert capsys.readouterr().err.count("race (unmatched joins): breaks ") == 2  # the race's winner, shown
+    assert (
+        capsys.readouterr().err.count(f"{NOTE}: breaks ") == 2
+    )  # the builders' boards and the kept one, shown
     steps = trace(rows[0])["best"]
     assert steps.is_monotonic_decreasing and steps.iloc[-1] == rows[0]["best"]
     puzzle = Eternity2Like(n=8)
@@ -66,19 +71,19 @@ def test_the_beam_takes_one_thread_below_beam_below_cells_and_none_on_eternity_i
     from puzzles.edge_matching.pipelines import Portfolio
     from puzzles.edge_matching.solvers.beam import Beam
     from puzzles.edge_matching.solvers.breaks import Breaks
-    from puzzles.edge_matching.solvers.race import Race
+    from puzzles.edge_matching.solvers.concurrent import BestOfConcurrent
 
     start = Portfolio(threads=3).start
-    raced = start.chosen(Eternity2Like(n=12))
-    assert isinstance(raced, Race) and raced.name == "breaks+beam"
-    breaks, beam = raced.solvers
+    both = start.chosen(Eternity2Like(n=12))
+    assert isinstance(both, BestOfConcurrent) and both.name == "breaks+beam"
+    breaks, beam = both.solvers
     assert isinstance(breaks, Breaks) and breaks.threads == 2
     assert isinstance(beam, Beam) and beam.width == 200_000
-    assert raced.spare is not None and raced.spare.threads == 1
+    assert both.spare is not None and both.spare.threads == 1
     official = start.chosen(Eternity2())  # 256 cells: the backtracker on every thread
     assert isinstance(official, Breaks) and official.threads == 3
-    assert isinstance(Portfolio(threads=2, beam_below=300).start.chosen(Eternity2()), Race)
+    assert isinstance(Portfolio(threads=2, beam_below=300).start.chosen(Eternity2()), BestOfConcurrent)
     one = Portfolio(threads=1).start.chosen(Eternity2Like(n=8))
-    assert isinstance(one, Race) and one.solvers[0].threads == 1  # both share the one core
+    assert isinstance(one, BestOfConcurrent) and one.solvers[0].threads == 1  # both share the one core
     alone = Portfolio(threads=3, beam=False)
     assert isinstance(alone.start, Breaks) and alone.start.threads == 3

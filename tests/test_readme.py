@@ -42,6 +42,8 @@ from hydra.core.override_parser.types import ChoiceSweep, IntervalSweep, RangeSw
 from hydra.errors import HydraException
 
 from experiments.overrides import FLAGS_WITH_VALUE
+from experiments.overrides import options as choices
+from experiments.schema import project_config_dirs
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -51,7 +53,9 @@ HELD_OUT = (  # the tuned SA's check on held-out boards, which the queries below
     "python -m experiments.run -m puzzle=eternity2_like optimizer=sa_compiled,sa_compiled_eternity2_like "
     "'puzzle.instance_seed=range(100,120)' seed=7 budget.evaluations=2000000 study=tuned_vs_default"
 )
-SMOKE = ["smoke=on"]  # every +experiment: its quick version (configs/smoke_study/<experiment>_on.yaml)
+SMOKE = [
+    "smoke=on"
+]  # every +experiment: its quick version (smoke_study/<experiment>_on.yaml, in configs/ or its study's conf/)
 
 # README command (as shown, comment dropped, whitespace collapsed) -> what shortens it. Appended to
 # the command; a Hydra key the command already sets is replaced, a benchmark flag given again wins.
@@ -169,6 +173,11 @@ RUN: dict[str, list[str]] = {
     # Resume a long run (the run itself, shortened; tests/test_checkpoint.py stops and resumes such runs)
     "python -m experiments.run puzzle=eternity2_like puzzle.n=8 optimizer=sa budget.evaluations=2000000 "
     "hydra.run.dir=results/runs/long_sa": ["budget.evaluations=2000"],
+    "python -m experiments.run puzzle=eternity2 optimizer=breaks budget.seconds=40 "
+    "hydra.run.dir=results/runs/long_breaks": [
+        *("optimizer.max_nodes=2000000", "optimizer.restart_nodes=500000", "optimizer.finish_width=20"),
+        *("budget.seconds=null", "budget.evaluations=1"),
+    ],
     # Extending
     "python -m experiments.run optimizer=lahc optimizer.history=200": [],
     "python -m experiments.run puzzle=queens puzzle.n=30 optimizer=lahc": [],
@@ -189,6 +198,10 @@ RUN: dict[str, list[str]] = {
     "python -m benchmarks.bench_calendar_year": ["--dates", "3", "--cpsat-dates", "1", "--repeats", "1"],
     "python -m benchmarks.bench_galakub": ["--repeats", "1"],
     "python -m benchmarks.bench_interrupts": ["--repeats", "1", "--cells", "beam build"],
+    "python -m benchmarks.bench_resume portfolio --seconds 600 --stops 180,360 --seeds 0": [
+        *("--seconds", "16", "--stops", "7,13", "--puzzle", "eternity2_like", "--set", "puzzle.n=10"),
+        *("--set", "optimizer.width=50", "--set", "optimizer.max_width=500", "--no-baseline"),
+    ],
     "python -m benchmarks.bench_tuning": ["--smoke"],
     "python -m benchmarks.bench_hardness": ["--n", "5", "--smoke"],
     "python -m benchmarks.bench_launchers": ["--seeds", "1", "--evaluations", "100", "--repeats", "1"],
@@ -272,6 +285,8 @@ LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the
     "python -m benchmarks.bench_eternity2 ladder --seconds 600 --threads 2 --plot ladder.png",
     "python -m benchmarks.bench_pentomino_suite",
     "python -m benchmarks.bench_interrupts",
+    "python -m benchmarks.bench_resume portfolio --seconds 600 --stops 180,360 --seeds 0",
+    "python -m experiments.run puzzle=eternity2 optimizer=breaks budget.seconds=40 hydra.run.dir=results/runs/long_breaks",
     "python -m benchmarks.bench_tuning",
     "python -m benchmarks.bench_hardness",
     "python -m experiments.run puzzle=queens puzzle.n=30 optimizer=lahc",
@@ -293,6 +308,10 @@ LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the
 
 # README command -> why it does not run here.
 EXCLUDED: dict[str, str] = {
+    "python -m experiments.run +experiment=random_floor smoke=on": (
+        "docs/extending.md's example study, which is not in the repository: tests/test_extending_page.py "
+        "writes the page's study into a copy of studies/ and runs this command there"
+    ),
     "python -m experiments.run +experiment=hardness_peak puzzle.n=8": (
         "the timed 8 x 8 part of the study, 10-20 minutes on both cores; the study runs here with smoke=on "
         "as its page's first command"
@@ -751,14 +770,15 @@ def test_readme_command_runs(lab, command):
         )
 
 
-@pytest.mark.parametrize("study", sorted(p.stem for p in (ROOT / "configs" / "experiment").glob("*.yaml")))
+@pytest.mark.parametrize("study", choices("experiment"))
 def test_every_study_has_a_smoke_version(compose_config, study):
-    """smoke=on composes for every study, names it <study>_smoke (so its results are never taken for
-    the study's) and comes from its own file (a study without one would run at full size)."""
+    """smoke=on composes for every study (configs/experiment/ and each studies/<name>/conf/), names it
+    <study>_smoke (so its results are never taken for the study's) and comes from its own file (a study
+    without one would run at full size)."""
     full, smoke = compose_config(f"+experiment={study}"), compose_config(f"+experiment={study}", "smoke=on")
     assert full.smoke is False and smoke.smoke is True
     assert smoke.study == f"{full.study}_smoke"
-    assert (ROOT / "configs" / "smoke_study" / f"{study}_on.yaml").is_file()
+    assert any((d / "smoke_study" / f"{study}_on.yaml").is_file() for d in project_config_dirs())
 
 
 def test_shortening_replaces_a_key_and_keeps_the_rest():

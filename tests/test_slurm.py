@@ -5,7 +5,6 @@ Needs root and a Debian machine (the cluster is installed and started by `.ci/sl
 elsewhere, unless PUZZLELAB_SLURM=required (as .ci/run sets it), when not having a cluster fails.
 The daemons this test started are stopped at its end."""
 
-import os
 import re
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import pytest
 from experiments.records import is_complete
 from tests.test_sweeps import app, finished
 
-pytestmark = pytest.mark.slow  # a one-node cluster started and stopped: the longer checks
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("slurm")]  # the one-node cluster: longer checks
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = [
@@ -38,26 +37,6 @@ SLURM = [
     "hydra.launcher.poll_s=0.5",
 ]
 SAME = ["best", "evaluations", "best_genome", "stop_reason"]
-
-
-def slurm(command: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["bash", str(ROOT / ".ci" / "slurm"), command], capture_output=True, text=True, timeout=900
-    )
-
-
-@pytest.fixture
-def cluster():
-    up = slurm("up")
-    if up.returncode != 0:
-        message = f"no Slurm cluster: {up.stderr.strip()}"
-        if os.environ.get("PUZZLELAB_SLURM") == "required":
-            pytest.fail(message)
-        pytest.skip(message)
-    yield
-    if "started" in up.stdout:
-        down = slurm("down")
-        assert down.returncode == 0, down.stderr
 
 
 def wait_until(condition, seconds: float = 300) -> None:

@@ -5,13 +5,12 @@ step boundary, which writes checkpoint.pkl, and only then requeues itself; a job
 from its checkpoint and ends with the record of an unbroken run.
 
 The Chunk tests run anywhere (signals sent to this process, a stand-in for submitit's handler). The
-cluster test needs a running Slurm (`bash .ci/slurm up`, as root): skipped when `sinfo` is absent or
-no node is up, unless PUZZLELAB_SLURM=required (as .ci/run sets it), when that fails.
+cluster test starts a one-node Slurm (`bash .ci/slurm up`, as root, the `cluster` fixture): skipped where
+it cannot, unless PUZZLELAB_SLURM=required (as .ci/run sets it), when that fails.
 """
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -43,7 +42,6 @@ SLURM = [
     "hydra.launcher.poll_s=0.5",
 ]
 SAME = ["best", "evaluations", "best_genome", "stop_reason"]
-NODE_UP = ("idle", "mixed", "allocated", "completing")
 
 
 # --- the job's side, without a cluster -------------------------------------------------------------
@@ -139,24 +137,6 @@ def test_the_sweep_says_when_a_job_it_saw_running_waits_again():
 # --- on the one-node cluster -----------------------------------------------------------------------
 
 
-@pytest.fixture
-def cluster():
-    """A Slurm with a node up, or a skip saying why not."""
-    required = os.environ.get("PUZZLELAB_SLURM") == "required"
-    why = None
-    if shutil.which("sinfo") is None or shutil.which("scontrol") is None:
-        why = "no Slurm here: sinfo/scontrol not found (bash .ci/slurm up installs and starts one, as root)"
-    else:
-        info = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, timeout=60)
-        states = info.stdout.split()
-        if info.returncode != 0 or not any(s.rstrip("*~#").startswith(NODE_UP) for s in states):
-            why = f"no Slurm node is up (sinfo: {(info.stderr or info.stdout).strip() or 'no nodes'})"
-    if why:
-        if required:
-            pytest.fail(why)
-        pytest.skip(why)
-
-
 def wait_until(condition, seconds: float = 300) -> None:
     deadline = time.time() + seconds
     while not condition():
@@ -177,6 +157,7 @@ def start_now(job: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("slurm")
 def test_jobs_stopped_mid_run_requeue_and_end_with_the_unbroken_records(cluster, tmp_path):
     """Run 0's job is pre-empted with submitit's signal (`scancel --signal=USR2`), run 1's is requeued by
     Slurm itself (`scontrol requeue`); both continue from their checkpoints."""

@@ -19,7 +19,7 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
 from experiments.run import sweep_name
-from experiments.schema import CONFIG_DIR, HIDDEN_GROUPS, HYDRA_GROUPS, setup
+from experiments.schema import CONFIG_DIR, HIDDEN_GROUPS, HYDRA_GROUPS, project_config_dirs, setup
 from experiments.sweep_lock import LOCK
 from tests.test_sweep_outcome import app
 
@@ -124,7 +124,9 @@ def test_help_lists_the_groups_a_user_chooses_from():
     assert done.returncode == 0, done.stderr
     groups = done.stdout.split("== Configuration groups ==")[1].split("== Config ==")[0]
     listed = {line.split(":")[0] for line in groups.splitlines() if ": " in line}
-    folders = {str(d.relative_to(CONFIG_DIR)) for d in CONFIG_DIR.rglob("*") if d.is_dir()}
+    folders = {
+        str(d.relative_to(root)) for root in project_config_dirs() for d in root.rglob("*") if d.is_dir()
+    }
     hidden = {f for f in folders if f.split("/")[0] in HIDDEN_GROUPS or f.startswith("hydra")}
     assert listed == folders - hidden | set(HYDRA_GROUPS)
     assert {"puzzle", "optimizer", "task", "budget", "experiment", "smoke", "hydra/launcher"} <= listed

@@ -16,7 +16,7 @@ from omegaconf import OmegaConf
 from experiments import overrides
 from experiments.build import named_class
 from experiments.run import setup
-from experiments.schema import CONFIG_DIR
+from experiments.schema import CONFIG_DIR, project_config_dirs
 from experiments.tasks import Task, trait
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,9 +86,10 @@ def test_product_code_tests_no_class_or_launcher_by_name():
 
 
 def _task_classes() -> dict[str, type]:
-    """Each task config's name -> the class its `_target_` names (configs/task/*.yaml)."""
+    """Each task config's name -> the class its `_target_` names (configs/task/*.yaml and each study's
+    conf/task/*.yaml)."""
     classes = {}
-    for path in sorted((CONFIG_DIR / "task").glob("*.yaml")):
+    for path in sorted(p for d in project_config_dirs() for p in (d / "task").glob("*.yaml")):
         found = named_class(OmegaConf.load(path))
         assert found is not None, f"{path.name} names no class that imports"
         classes[path.stem] = found

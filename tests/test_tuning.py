@@ -343,7 +343,7 @@ def test_a_damaged_journal_stops_the_sweep_in_one_line(tmp_path):
 
 def test_stops_are_held_while_the_end_files_are_written_and_end_the_sweep_after(tmp_path):
     from experiments import sweep_lock
-    from hydra_plugins.puzzlelab_sweeper.optuna_sweeper import stops_held
+    from hydra_plugins.puzzlelab_sweeper.signals import stops_held
 
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     written = []

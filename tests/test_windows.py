@@ -19,6 +19,7 @@ from core.errors import InputError
 from core.rng import make_rng
 from experiments import api
 from puzzles.edge_matching import board_moves as face
+from puzzles.edge_matching import face_states
 from puzzles.edge_matching.board_files import read_board
 from puzzles.edge_matching.eternity2 import Eternity2Like
 from puzzles.edge_matching.windows import _window, resolve
@@ -31,12 +32,12 @@ def brute_force_best(inst, st, cells) -> int:
         for turns in itertools.product(range(4), repeat=len(cells)):
             trial = st.copy()
             if not all(
-                inst.piece_class[p] == inst.cell_class[x] and face.turn_allowed(inst, p, x, r, True)
+                inst.piece_class[p] == inst.cell_class[x] and face_states.turn_allowed(inst, p, x, r, True)
                 for x, p, r in zip(cells, perm, turns, strict=True)
             ):
                 continue
             trial[cells] = 4 * np.array(perm) + np.array(turns)
-            face.refresh(inst, trial)
+            face_states.refresh(inst, trial)
             f = int(face.fitness(inst, trial))
             best = f if best is None else min(best, f)
     assert best is not None
@@ -55,7 +56,7 @@ def test_a_re_solve_finds_the_best_re_fill_and_keeps_the_board_legal(extra):
         before = int(face.fitness(inst, st))
         optimum = brute_force_best(inst, st, cells)
         change, priced = resolve(inst, st, rng, cells, 10**8, True)
-        face.check_state(inst, st)
+        face_states.check_state(inst, st)
         assert priced > 0
         assert before + change == int(face.fitness(inst, st)) == optimum
 
@@ -120,7 +121,7 @@ def test_the_run_seed_reaches_the_beam(tmp_path):
     [
         (
             "optimizer.start=no/such/board.txt",
-            "optimizer.start must be one of random, greedy, beam, breaks, race or a board file",
+            "optimizer.start must be one of random, greedy, beam, breaks, concurrent or a board file",
         ),
         ("optimizer.focus=2", "optimizer.focus must be a probability"),
         ("optimizer.extra=-1", "optimizer.extra must be 0 or more"),

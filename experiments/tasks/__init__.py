@@ -3,7 +3,7 @@
 A task takes its typed settings in its constructor and is called with the whole config and the run
 directory; it writes the run's record there and returns its row. Add a generic task with a class here
 and a YAML in configs/task/ that names it in `_target_`; a study's own task lives in its folder under
-studies/ (studies/__init__.py), named the same way.
+studies/ with its configs (studies/__init__.py), named the same way.
 
 What the app must know of a task before building it is a trait its class declares (`Task`'s class
 attributes, each default here once), read with `trait` from the class the config names: never from

@@ -41,6 +41,10 @@ Ctrl-C or SIGTERM held until they are whole; a stop then, or during the report t
 sweep as experiments/sweep_lock.py's guard_end says (one line on how to write the report, the sweep
 lock released), where SIGTERM ended the process with no word, no trials.csv and a stale lock.
 
+Its parts, one job each: search_space.py (Hydra's sweep syntax as Optuna distributions), samplers.py
+(the sampler, seeded per trial), trials.py (a trial's objective, telling Optuna, batches, what a trial
+measures), signals.py (Ctrl-C and SIGTERM at the sweep's end); this module is the sweeper that joins them.
+
 Optuna is imported only when a sweep starts: Hydra imports every plugin module on every run (and
 without registering it in sys.modules, so no `from __future__ import annotations` here: dataclasses
 would look the module up).
@@ -49,23 +53,18 @@ would look the module up).
 import copy
 import logging
 import math
-import signal
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.plugins import Plugins
-from hydra.core.utils import JobReturn
 from hydra.plugins.launcher import Launcher
 from hydra.plugins.sweeper import Sweeper
 from hydra.types import HydraContext, TaskFunction
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 from experiments.optuna_study import (
     BATCH,
@@ -78,27 +77,28 @@ from experiments.optuna_study import (
     located,
     open_study,
 )
+from hydra_plugins.puzzlelab_sweeper.samplers import make_sampler, per_trial
+from hydra_plugins.puzzlelab_sweeper.search_space import grid_values, search_space
+from hydra_plugins.puzzlelab_sweeper.signals import stops_held
+from hydra_plugins.puzzlelab_sweeper.trials import (
+    contiguous,
+    measured,
+    objective,
+    plain,
+    searched,
+    tell,
+    trial_of,
+)
 
 if TYPE_CHECKING:
     from optuna import Study
     from optuna.distributions import BaseDistribution
     from optuna.samplers import BaseSampler
-    from optuna.trial import FrozenTrial
 
 log = logging.getLogger(__name__)
 
-SAMPLERS = {
-    "tpe": "TPESampler",
-    "cmaes": "CmaEsSampler",
-    "random": "RandomSampler",
-    "grid": "GridSampler",
-    "gp": "GPSampler",
-}
-NEEDS = {"cmaes": ("cmaes", "pip install cmaes"), "gp": ("torch", "pip install torch")}  # module, install
 DIRECTIONS = ("minimize", "maximize")
 RESULTS = "optimization_results.yaml"
-MEASURED = ("task", "budget", "puzzle", "optimizer")  # the config groups that say what a trial measures
-STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
 @dataclass
@@ -116,268 +116,6 @@ class OptunaSweeperConf:
 ConfigStore.instance().store(
     group="hydra/sweeper", name="optuna", node=OptunaSweeperConf, provider="puzzlelab"
 )
-
-
-def distribution(override: Any) -> "BaseDistribution":
-    """The Optuna distribution of one sweep override: an interval is a float range (log with
-    tag(log, ...), whole numbers with tag(int, ...)); a range of whole numbers an int range with its
-    step; any other list of values (choice, a,b,c, a float or shuffled range) a categorical."""
-    from hydra.core.override_parser.types import Transformer
-    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-
-    value = override.value()
-    if override.is_interval_sweep():
-        log_scale = "log" in value.tags
-        if "int" in value.tags:
-            return IntDistribution(int(value.start), int(value.end), log=log_scale)
-        return FloatDistribution(float(value.start), float(value.end), log=log_scale)
-    values = list(override.sweep_iterator(transformer=Transformer.encode))
-    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
-    if override.is_range_sweep() and whole and len(values) > 1 and not value.shuffle and value.step > 0:
-        return IntDistribution(values[0], values[-1], step=int(value.step))
-    return CategoricalDistribution(values)
-
-
-def search_space(arguments: Sequence[str]) -> "tuple[dict[str, BaseDistribution], list[str]]":
-    """The distributions to sample (setting -> distribution) and the fixed overrides every trial gets,
-    from `key=value` overrides in Hydra's syntax. A later override of the same setting wins (the
-    command line's over hydra.sweeper.params)."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
-    parsed = OverridesParser.create().parse_overrides(list(arguments))
-    latest = {
-        override.get_key_element().lstrip("+~"): (text, override) for text, override in zip(arguments, parsed)
-    }
-    space: dict[str, BaseDistribution] = {}
-    fixed = []
-    for text, override in latest.values():
-        if not override.is_sweep_override():
-            fixed.append(text)
-            continue
-        try:
-            space[override.get_key_element()] = distribution(override)
-        except (ValueError, TypeError) as err:
-            raise SweeperError(f"hydra.sweeper: cannot search {text!r}: {err}") from None
-    return space, fixed
-
-
-def grid_values(space: "Mapping[str, BaseDistribution]") -> dict[str, list[Any]]:
-    """Every value of each setting, for the grid sampler: choices and whole-number ranges only."""
-    from optuna.distributions import CategoricalDistribution, IntDistribution
-
-    grid: dict[str, list[Any]] = {}
-    for key, dist in space.items():
-        if isinstance(dist, CategoricalDistribution):
-            grid[key] = list(dist.choices)
-        elif isinstance(dist, IntDistribution) and not dist.log:
-            grid[key] = list(range(dist.low, dist.high + 1, dist.step))
-        else:
-            raise SweeperError(
-                f"hydra.sweeper.sampler.name=grid needs listed values: give {key} as choice(...), a,b,c "
-                "or range(...), not an interval"
-            )
-    return grid
-
-
-def make_sampler(spec: Mapping[str, Any], space: "Mapping[str, BaseDistribution]") -> "BaseSampler":
-    """The Optuna sampler `spec` names (tpe, cmaes, random, grid, gp), with the rest of `spec` (seed,
-    ...) as its keyword arguments; a mistake is one line."""
-    import optuna
-
-    options = dict(spec)
-    name = str(options.pop("name", "tpe")).lower()
-    if name not in SAMPLERS:
-        raise SweeperError(
-            f"hydra.sweeper.sampler.name={name} is not a sampler here; use one of {', '.join(SAMPLERS)}"
-        )
-    cls = getattr(optuna.samplers, SAMPLERS[name], None)
-    if cls is None:
-        raise SweeperError(
-            f"hydra.sweeper.sampler.name={name} needs a newer Optuna than {optuna.__version__}: "
-            "pip install -U optuna"
-        )
-    if name in NEEDS and find_spec(NEEDS[name][0]) is None:
-        module, install = NEEDS[name]
-        raise SweeperError(
-            f"hydra.sweeper.sampler.name={name} needs {module}, which is not installed: {install} "
-            "(or use another sampler)"
-        )
-    if name == "grid":
-        options["search_space"] = grid_values(space)
-    try:
-        sampler: BaseSampler = cls(**options)
-    except (TypeError, ValueError) as err:
-        raise SweeperError(f"hydra.sweeper.sampler: {SAMPLERS[name]}: {err}") from None
-    return sampler
-
-
-def trial_seed(seed: int, number: int) -> int:
-    """The seed of trial `number`'s sampler: drawn from (the sampler's seed, the trial number), so
-    trials' seeds are independent streams, and the same whenever, and however often, the trial is asked."""
-    import numpy as np
-
-    return int(np.random.SeedSequence([seed, number]).generate_state(1)[0])
-
-
-def per_trial(build: Callable[[int], "BaseSampler"], seed: int) -> "BaseSampler":
-    """A sampler that is `build(trial_seed(seed, number))` for each trial: Optuna's samplers keep
-    their random state in the sampler object, which a stopped sweep loses; built afresh per trial from
-    public constructors only, a trial's proposal depends on the seed, its number and the study's trials
-    (TPE, random, CMA-ES and GP keep all else in the study)."""
-    from optuna.samplers import BaseSampler
-
-    class PerTrialSeed(BaseSampler):
-        def __init__(self) -> None:
-            self.number: int | None = None
-            self.inner = build(seed)  # checks the options now; each trial gets its own
-            self.shown = f"{type(self.inner).__name__}, seeded per trial"
-
-        def of(self, trial: "FrozenTrial") -> "BaseSampler":
-            if trial.number != self.number:
-                self.number, self.inner = trial.number, build(trial_seed(seed, trial.number))
-            return self.inner
-
-        def before_trial(self, study: "Study", trial: "FrozenTrial") -> None:
-            self.of(trial).before_trial(study, trial)
-
-        def infer_relative_search_space(self, study: "Study", trial: "FrozenTrial") -> Any:
-            return self.of(trial).infer_relative_search_space(study, trial)
-
-        def sample_relative(self, study: "Study", trial: "FrozenTrial", search_space: Any) -> Any:
-            return self.of(trial).sample_relative(study, trial, search_space)
-
-        def sample_independent(self, study: "Study", trial: "FrozenTrial", name: str, dist: Any) -> Any:
-            return self.of(trial).sample_independent(study, trial, name, dist)
-
-        def after_trial(self, study: "Study", trial: "FrozenTrial", state: Any, values: Any) -> None:
-            self.of(trial).after_trial(study, trial, state, values)
-
-        def reseed_rng(self) -> None:  # the seeds come from the trial numbers
-            pass
-
-    return PerTrialSeed()
-
-
-def objective(ret: JobReturn) -> tuple[float | None, str]:
-    """A trial job's objective, or None and why it has none."""
-    try:
-        value = ret.return_value
-    except Exception as err:  # the job raised: JobReturn re-raises it here
-        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
-        return None, f"it raised {type(err).__name__}: {first}"
-    if value is None:
-        return None, "it returned no objective (a failed run: see its run record)"
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None, f"it returned {value!r}, not a number"
-    if math.isnan(number):
-        return None, "its objective is NaN"
-    return number, ""
-
-
-def tell(study: "Study", number: int, value: float | None, state: Any) -> None:
-    """Tell Optuna a trial's outcome. The grid sampler, told its last point, asks the study to stop,
-    which Optuna allows only inside study.optimize: the outcome is stored all the same."""
-    try:
-        study.tell(number, value, state=state)
-    except RuntimeError as err:
-        if "Study.stop" not in str(err):
-            raise
-
-
-def contiguous(batch: Sequence[tuple[int, dict[str, Any]]]) -> list[list[tuple[int, dict[str, Any]]]]:
-    """The batch in runs of consecutive trial numbers: each run is launched with its first number as
-    the first job number, so a job's number is its trial's (experiments/tasks/tune.py reads it)."""
-    groups: list[list[tuple[int, dict[str, Any]]]] = []
-    for item in batch:
-        if groups and groups[-1][-1][0] + 1 == item[0]:
-            groups[-1].append(item)
-        else:
-            groups.append([item])
-    return groups
-
-
-def trial_of(study: "Study", number: int) -> "FrozenTrial":
-    """The study's trial of this number, as stored now (a racing job may have written to it)."""
-    return next(t for t in study.get_trials(deepcopy=False) if t.number == number)
-
-
-def plain(node: Any) -> Any:
-    """A config node as plain Python (dicts and lists), anything else as it is."""
-    if isinstance(node, DictConfig | ListConfig):
-        try:
-            return OmegaConf.to_container(node, resolve=True)
-        except Exception:  # an interpolation only a job resolves: compared as written
-            return OmegaConf.to_container(node, resolve=False)
-    return node
-
-
-def flat(node: Any, prefix: str) -> dict[str, Any]:
-    """A plain config as {dotted key: value} (a list is one value)."""
-    if isinstance(node, dict):
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            out.update(flat(value, f"{prefix}.{key}"))
-        return out
-    return {prefix: node}
-
-
-def measured(config: DictConfig) -> dict[str, Any]:
-    """The settings that say what a trial measures, flat: the task's (instances, seeds, racing, as in
-    force: experiments/racing.py in_force), the budget, the puzzle and the optimiser; and the seed,
-    unless the task runs seeds of its own."""
-    from experiments import racing
-    from experiments.tasks import trait
-
-    out: dict[str, Any] = {}
-    for group in MEASURED:
-        if config.get(group) is not None:
-            node = plain(config.get(group))
-            if group == "task" and isinstance(node, dict) and trait(node, "races"):
-                node = racing.in_force(node)
-            out.update(flat(node, group))
-    if "task.seeds" not in out:
-        out["seed"] = plain(config.get("seed"))
-    return out
-
-
-def searched(key: str, space: Mapping[str, Any]) -> bool:
-    """Whether the search sets this setting (itself, or a group it is in)."""
-    return any(key == s or key.startswith(f"{s}.") for s in space)
-
-
-def stop_now(signum: int, frame: Any) -> None:
-    """SIGTERM as Ctrl-C: the app then says in one line how to finish, and its exit hooks run."""
-    raise KeyboardInterrupt
-
-
-@contextmanager
-def stops_held(sweep_dir: Path) -> Iterator[None]:
-    """Within the block, Ctrl-C and SIGTERM wait for it to end; after it, and for the rest of the sweep's
-    end (its report), either stops the sweep as experiments/sweep_lock.py's guard_end says: one line on
-    how to write the report, the lock released. Main thread only: elsewhere signals stay as they are."""
-    from experiments import sweep_lock
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[int] = []
-    before = {number: signal.signal(number, lambda signum, frame: held.append(signum)) for number in STOPS}
-    try:
-        yield
-    finally:
-        for number, handler in before.items():  # put back first: guard_end keeps them to restore
-            signal.signal(number, handler)
-        guard = getattr(sweep_lock, "guard_end", None)
-        if guard is not None:
-            guard(sweep_dir)
-        else:  # a sweep_lock without it: SIGTERM as Ctrl-C, which the app says in one line
-            for number in STOPS:
-                signal.signal(number, stop_now)
-    if held:
-        ending = getattr(sweep_lock, "Ending", None)
-        raise KeyboardInterrupt if ending is None else ending(held[0], sweep_dir)
 
 
 class OptunaSweeper(Sweeper):

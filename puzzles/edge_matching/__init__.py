@@ -10,10 +10,13 @@
     scores.py       the scores users read (match rate, edge score), with numpy
     pictures.py     each piece as four coloured triangles, unmatched sides in red
     puzzle.py       `EdgeMatching`, the puzzle that ties them together and offers its faces
-    board_moves.py  the local-search face: a compact board state and compiled swaps and turns
+    board_moves.py  the local-search face: compiled swaps and turns, priced from the joins they touch
+    face_instance.py  the face's instance: colours shown, neighbours, classes, free cells, the move mix
+    face_states.py  the face's board state: random, made legal, checked
     vlns.py         the face's large step: an exact reassignment of non-adjacent cells
     windows.py      the face's window kernel: blocks of cells lifted and re-filled exactly
-    plateau.py      the face's plateau kernel: destroy-and-repair that walks plateaus
+    plateau.py      the face's plateau kernel: destroy-and-repair that walks plateaus (its operators:
+                    plateau_operators.py; its repairs: plateau_repair.py)
     kernel_rows.py  the face's rows of the kernel table (window, plateau: settings and control slots)
     pipelines.py    the family's optimisers: beam_refine, plateau_lns, portfolio (a built start, then chains)
     exact_boards.py task=exact on a board: perfect boards counted, or the optimum proved

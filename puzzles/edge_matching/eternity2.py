@@ -14,7 +14,8 @@ import numpy as np
 
 from core.errors import InputError
 from puzzles.edge_matching.board import Layout
-from puzzles.edge_matching.board_moves import build_instance, state_from_orients
+from puzzles.edge_matching.face_instance import build_instance
+from puzzles.edge_matching.face_states import state_from_orients
 from puzzles.edge_matching.instances import Instance, check_board
 from puzzles.edge_matching.piece_files import read_piece_file
 from puzzles.edge_matching.puzzle import EdgeMatching

@@ -6,7 +6,7 @@ on one thread the search stops at its cap exactly; on two or more it reads the c
 milliseconds, so whether a board found just under the cap counts as solved would depend on timing.
 A study runs boards side by side instead (studies/hardness_peak/task.py). The search is the one
 `task=exact` and `optimizer=backtrack` run: the order of the smallest estimated tree (seeded dives),
-and for a first board the two best orders raced (solvers/perfect_search).
+and for a first board the two best orders walked in turns (solvers/perfect_search/turns.py).
 """
 
 from __future__ import annotations

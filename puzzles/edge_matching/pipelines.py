@@ -2,10 +2,10 @@
 
     beam_refine   a beam builds the board, window-LNS chains (heuristics.compiled.WindowLNS) refine it
     plateau_lns   destroy-and-repair that walks plateaus, on the face's `plateau` kernel (plateau.py)
-    portfolio     the break backtracker and the beam race to build the start, then plateau_lns walks
+    portfolio     the break backtracker and the beam build the start at once, then plateau_lns walks
 
-Why here, not in heuristics/: each builds its start from the family's solvers (a `Beam`, a `Race` of
-`Breaks` and a `Beam`) and hands it to the generic chain engine as a solver object (`Chains.start`),
+Why here, not in heuristics/: each builds its start from the family's solvers (a `Beam`, a
+`BestOfConcurrent` of `Breaks` and a `Beam`) and hands it to the generic chain engine as a solver object (`Chains.start`),
 settings and all. Each default lives once: the beams a pipeline builds (`PIPELINE_BEAM`: sized for 10
 minutes on two cores, about 7 GB on the official set) and the backtracker's own (`Breaks()`).
 
@@ -30,14 +30,14 @@ from heuristics.compiled import CHUNK, Chains, WindowLNS
 from puzzles.edge_matching.kernel_rows import PLATEAU_COUNTS
 from puzzles.edge_matching.kernel_rows import PLATEAU_OPERATORS as OPERATORS
 from puzzles.edge_matching.kernel_rows import PLATEAU_STATS as STATS
-from puzzles.edge_matching.solvers import raced
+from puzzles.edge_matching.solvers import breaks_and_beam
 from puzzles.edge_matching.solvers.beam import Beam
 from puzzles.edge_matching.solvers.breaks import Breaks
-from puzzles.edge_matching.solvers.race import BySize
+from puzzles.edge_matching.solvers.concurrent import BySize
 
 PIPELINE_BEAM = Beam(width=200_000, max_width=20_000_000)  # the beam a pipeline starts from, by default
 BREAKS = Breaks()  # the backtracker's own defaults (restart_nodes, finish_width), which portfolio keeps
-BEAM_BELOW = 256  # portfolio races the beam on boards of fewer cells; on Eternity II's it does not win
+BEAM_BELOW = 256  # portfolio runs the beam beside the backtracker on boards of fewer cells; on Eternity II's it does not win
 
 
 def _share(name: str, value: float) -> None:
@@ -186,7 +186,7 @@ class PlateauLNS(Chains):
 
 class Portfolio(PlateauLNS):
     """Both cores, two phases, defaults for 10 minutes on two cores. First, within `breaks_share` of a
-    time budget, on boards of fewer than `beam_below` cells, a race (`solvers.raced`): the break
+    time budget, on boards of fewer than `beam_below` cells, two builders at once (`solvers.breaks_and_beam`): the break
     backtracker (`threads` - 1 restarting at
     once, at least one; each restart `restart_nodes` placements, `schedule` of breaks, completed by a
     beam of `finish_width`, the colour `quota` chosen by probes unless given; or `breaks_nodes`
@@ -194,7 +194,7 @@ class Portfolio(PlateauLNS):
     a thread of its own unless `beam` is false, the beam alone (plateau_lns's beam: `width`,
     `max_width`, as wide as the time allows; at their full width without a time limit, so set them
     small for a quick node-budget run), whose thread then runs another backtracker, restarts of its
-    own, for the race's time left (`Race`'s spare); the best board wins. Then `chains` plateau_lns
+    own, for the time left (`BestOfConcurrent`'s spare); the best board wins. Then `chains` plateau_lns
     chains, one per core, walk from it, handing the best board to any chain doing worse every
     `exchange` epochs. Why 0.8: with the colour quota the backtracker made every best board of the 10-minute
     runs on Eternity II (464); the chains keep what it built and walk for the rest. Why the beam
@@ -203,7 +203,7 @@ class Portfolio(PlateauLNS):
     backtracker's board is 2-6 joins better, and once the beam is done (240 s of 480 in ten minutes)
     its thread is the backtracker's too. So on boards of `beam_below` cells or more (Eternity II's
     256) the backtracker takes every thread from the start: the 10-minute runs with it on both threads
-    made 464, 464, 464 where the race made 464, 463, 464.
+    made 464, 464, 464 where the backtracker beside the beam made 464, 463, 464.
     """
 
     name = "portfolio"
@@ -236,7 +236,7 @@ class Portfolio(PlateauLNS):
             moves,
             temperature=temperature,
             patience=patience,
-            start="beam" if beam else "random",  # replaced below: the race, or the backtracker alone
+            start="beam" if beam else "random",  # replaced below: both builders, or the backtracker alone
             width=width,
             max_width=max_width,
             beam_share=breaks_share,
@@ -257,8 +257,8 @@ class Portfolio(PlateauLNS):
         }
         alone = Breaks(threads=threads, **settings)  # type: ignore[arg-type]
         if isinstance(self.start, Beam):
-            race = raced(Breaks(threads=max(1, threads - 1), **settings), self.start)  # type: ignore[arg-type]
-            self.start = BySize(race, alone, beam_below)
+            both = breaks_and_beam(Breaks(threads=max(1, threads - 1), **settings), self.start)  # type: ignore[arg-type]
+            self.start = BySize(both, alone, beam_below)
         else:
             self.start = alone
 

@@ -102,7 +102,7 @@ def _built_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
     """A face's built start: the solver's board of the puzzle within `seconds` (None: no limit),
     seeded from the rng, made a legal state; `history`, if given, gets the solver's anytime rows
     (seconds, work, unmatched joins)."""
-    from puzzles.edge_matching.board_moves import legal_state
+    from puzzles.edge_matching.face_states import legal_state
 
     def built(
         rng: np.random.Generator, seconds: float | None = None, history: list | None = None
@@ -110,7 +110,7 @@ def _built_start(puzzle: EdgeMatching, inst, solver: ConstructiveSolver):
         construction = solver.seeded(int(rng.integers(2**31))).construct(puzzle, seconds)
         if history is not None:  # the solver's own anytime curve, for the run's trace
             history.extend(construction.history)
-        if construction.note:  # what the builder did (a race's winner, the breaks' profile): shown once
+        if construction.note:  # what the builder did (which board was kept, the breaks' profile): shown once
             print(construction.note, file=sys.stderr)
         board = construction.layout
         return legal_state(inst, 4 * board.piece + board.rotation)
@@ -193,7 +193,7 @@ class EdgeMatching:
     @cached_property
     def face_instance(self) -> Any:
         """The local-search face's data, or None where a cell has no piece of its kind (no such face)."""
-        from puzzles.edge_matching.board_moves import build_instance
+        from puzzles.edge_matching.face_instance import build_instance
 
         fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
         try:
@@ -207,10 +207,12 @@ class EdgeMatching:
 
         start: "random" (the face's random board), or the constructive solver whose board, made legal,
         is the face's `built` start: given built (a pipeline's, pipelines.py), or by name (an optimiser's
-        `optimizer.start`: greedy, beam, breaks, race, or a board file's path; `solvers.starting_solver`,
-        each with its solver's own defaults). Its `kernels` are the family's rows (kernel_rows.py).
+        `optimizer.start`: greedy, beam, breaks, concurrent, or a board file's path;
+        `solvers.starting_solver`, each with its solver's own defaults). Its `kernels` are the family's
+        rows (kernel_rows.py).
         """
         from puzzles.edge_matching import board_moves as face
+        from puzzles.edge_matching.face_states import random_state
         from puzzles.edge_matching.kernel_rows import PLATEAU, WINDOW, bound
         from puzzles.edge_matching.plateau import plateau_search_compiled
         from puzzles.edge_matching.solvers import starting_solver
@@ -226,7 +228,7 @@ class EdgeMatching:
             face.apply,
             face.fitness,
             inst,
-            start=lambda rng: face.random_state(inst, rng),
+            start=lambda rng: random_state(inst, rng),
             genome=self.genome_of_state,
             repair=vlns_descent,
             built=None
@@ -323,7 +325,7 @@ class EdgeMatching:
         side out (else None: such puzzles decode and check as before)."""
         if not self.rotations:
             return None
-        from puzzles.edge_matching.board_moves import build_instance
+        from puzzles.edge_matching.face_instance import build_instance
 
         fixed = {int(c): int(4 * p + t) for c, p, t in self.preplaced}
         try:

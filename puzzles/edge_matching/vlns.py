@@ -15,7 +15,9 @@ import numpy as np
 from numba import njit
 from scipy.optimize import linear_sum_assignment
 
-from puzzles.edge_matching.board_moves import apply, cell_cost_new, cell_cost_now, turn_allowed, turning
+from puzzles.edge_matching.board_moves import apply, cell_cost_new, cell_cost_now
+from puzzles.edge_matching.face_instance import turning
+from puzzles.edge_matching.face_states import turn_allowed
 
 MISFIT = 1 << 20  # cost of a piece on a cell it may not take (without turns: another grey pattern)
 

@@ -23,7 +23,9 @@ from numba import njit
 
 from core.rng import randint, uniform
 from heuristics.kernels import BEST, CURRENT, EVALS
-from puzzles.edge_matching.board_moves import _unmatched, turn_allowed, turning
+from puzzles.edge_matching.board_moves import _unmatched
+from puzzles.edge_matching.face_instance import turning
+from puzzles.edge_matching.face_states import turn_allowed
 from puzzles.edge_matching.kernel_rows import WINDOW
 
 SIZE, CAP, FOCUS, EXTRA, KICK, TARGET = map(WINDOW.slot, ("size", "cap", "focus", "extra", "kick", "target"))

@@ -19,35 +19,43 @@ from core.faces import ConstructiveSolver
 if TYPE_CHECKING:  # only for annotations: the solvers load when a start is asked for
     from puzzles.edge_matching.solvers.beam import Beam
     from puzzles.edge_matching.solvers.breaks import Breaks
-    from puzzles.edge_matching.solvers.race import Race
+    from puzzles.edge_matching.solvers.concurrent import BestOfConcurrent
 
 
-def raced(breaks: Breaks, beam: Beam) -> Race:
+def breaks_and_beam(breaks: Breaks, beam: Beam) -> BestOfConcurrent:
     """The backtracker and the beam at once, the better board; once the beam is done its thread runs
-    another backtracker (`breaks` on one thread, restarts of its own: `Race`'s spare)."""
-    from puzzles.edge_matching.solvers.race import Race
+    another backtracker (`breaks` on one thread, restarts of its own: `BestOfConcurrent`'s spare)."""
+    from puzzles.edge_matching.solvers.concurrent import BestOfConcurrent
 
-    return Race([breaks, beam], replace(breaks, threads=1))
+    return BestOfConcurrent([breaks, beam], replace(breaks, threads=1))
 
 
-def _race() -> ConstructiveSolver:
+def _concurrent() -> ConstructiveSolver:
     from puzzles.edge_matching.solvers.beam import Beam
     from puzzles.edge_matching.solvers.breaks import Breaks
 
-    return raced(Breaks(), Beam())
+    return breaks_and_beam(Breaks(), Beam())
 
 
 def _named() -> dict[str, Callable[[], ConstructiveSolver]]:
-    """The built starts the face offers by name, each with its solver's own defaults (race: breaks
-    and beam at once, the better board); imported only when a start is asked for."""
+    """The built starts the face offers by name, each with its solver's own defaults (concurrent:
+    breaks and beam at once, the better board; "race" is its old name, still read from older configs);
+    imported only when a start is asked for."""
     from puzzles.edge_matching.solvers.beam import Beam
     from puzzles.edge_matching.solvers.breaks import Breaks
     from puzzles.edge_matching.solvers.greedy import Greedy
 
-    return {"greedy": Greedy, "beam": Beam, "breaks": Breaks, "race": _race}
+    starts: dict[str, Callable[[], ConstructiveSolver]] = {
+        "greedy": Greedy,
+        "beam": Beam,
+        "breaks": Breaks,
+        "concurrent": _concurrent,
+    }
+    return {**starts, **{old: starts[new] for old, new in OLD_STARTS.items()}}
 
 
-STARTS = ("greedy", "beam", "breaks", "race")  # the names `_named` resolves; any other is a board file
+STARTS = ("greedy", "beam", "breaks", "concurrent")  # the names `_named` resolves; any other is a board file
+OLD_STARTS = {"race": "concurrent"}  # a start's old name -> its name now: a config that says the old works
 
 
 def starting_solver(start: str) -> ConstructiveSolver:

@@ -73,7 +73,7 @@ class BoardBuilder:
 
 class StopGroup:
     """The alarms opened in the threads that joined it (`STOP_GROUP`): `stop()` sets each one's flag,
-    and that of any opened later. Why: builders raced at once (`Race`) stop when one of them has
+    and that of any opened later. Why: builders run at once (`BestOfConcurrent`) stop when one of them has
     solved the board, not when the time runs out."""
 
     def __init__(self) -> None:

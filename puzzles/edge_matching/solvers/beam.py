@@ -23,27 +23,25 @@ Why: it is the strongest method the project has on Eternity II and near the phas
     stalls at 85-93% match rate; a frame-first beam of 40,000 leaves 15-17 unmatched at n = 13 and
     7 colours (16-19 at 10,000, about 25 at 100), where the hybrid's 2,000,000 moves leave about 30.
     Rows tie there, and widening saves about one edge for 5x the time (see ExactFirst).
+
+Its parts: beam_tables.py builds a board's kernel tables, beam_kernel.py is the compiled beam,
+beam_timing.py widens beams under a time limit; this module is the solver (`Beam`), a board's tables
+(`Prepared`) and one beam over them (`beam_search`).
 """
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
-# OpenMP threads that spin while they wait make a busy machine's beam crawl (Eternity II, width 32, two
-# threads beside other jobs: 4.7 s spinning, 0.16 s passive or on one thread); read when numba first
-# starts its threads, so set here, before any beam runs (a value the user set is kept).
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-from core import progress
 from core.errors import InputError
 from core.faces import Construction, ConstructivePuzzle
-from puzzles.edge_matching.board import grey_patterns, unmatched_join
-from puzzles.edge_matching.solvers.base import BoardBuilder, alarm
+from puzzles.edge_matching.board import grey_patterns
+from puzzles.edge_matching.solvers.base import BoardBuilder
+from puzzles.edge_matching.solvers.beam_kernel import _beam
 from puzzles.edge_matching.solvers.beam_tables import (
     candidate_bounds,
     check_fits,
@@ -52,231 +50,10 @@ from puzzles.edge_matching.solvers.beam_tables import (
     pools,
     ring_slots,
 )
+from puzzles.edge_matching.solvers.beam_timing import beam_unlimited, beam_within
 
 WIDTH, MAX_WIDTH = 10_000, 1_000_000  # boards kept per cell, by default: on the official set 22 s on 2 cores
 SERIAL_WORK = 1_000_000  # a beam that prices at most this many candidates runs on one thread
-
-
-@numba.njit(cache=True, nogil=True)
-def _select(cost, keep):
-    """Indices of the `keep` lowest costs, ties at the threshold drawn at random.
-
-    Costs are unmatched joins, so below 4096 (`Prepared` refuses boards with more joins); the scan writes
-    without branching (every index is written, and kept only where its cost passes)."""
-    hist = np.zeros(4096, np.int64)
-    for c in cost:
-        hist[c] += 1
-    threshold, below = 0, 0
-    while below + hist[threshold] < keep:
-        below += hist[threshold]
-        threshold += 1
-    chosen, ties = np.empty(keep + 1, np.int64), np.empty(hist[threshold] + 1, np.int64)
-    j = t = 0
-    for i in range(cost.shape[0]):
-        c = cost[i]
-        chosen[j] = i
-        j += c < threshold
-        ties[t] = i
-        t += c == threshold
-    for i in range(keep - j):  # the first keep - j of a random shuffle of the ties
-        r = i + np.random.randint(t - i)
-        ties[i], ties[r] = ties[r], ties[i]
-        chosen[j + i] = ties[i]
-    return chosen[:keep]
-
-
-@numba.njit(cache=True, inline="always")
-def _unmatched(table, facing, orient):
-    """Joins of the orient with its placed neighbours (facing: the colour each shows, -1: none)
-    that the edge-matching rule calls unmatched."""
-    turns, add = table.shape[1], 0
-    for s in range(4):
-        if facing[s] >= 0:
-            add += unmatched_join(table[orient // turns, orient % turns, s], facing[s])
-    return add
-
-
-DE_BRUIJN = 0x03F79D71B4CB0A89  # multiply a lone bit by it: the top 6 bits name the bit
-BIT_OF = np.zeros(64, np.int64)
-BIT_OF[[((1 << b) * DE_BRUIJN % 2**64) >> 58 for b in range(64)]] = np.arange(64)
-
-
-@numba.njit(cache=True, inline="always")
-def _bit(low):
-    """The index of the lone bit set in `low`."""
-    return BIT_OF[((low * DE_BRUIJN) >> 58) & 63]
-
-
-@numba.njit(cache=True, inline="always")
-def _free(used, p):
-    """Is piece p not in the bitset `used`?"""
-    return (used[p // 64] >> (p % 64)) & 1 == 0
-
-
-@numba.njit(cache=True, inline="always")
-def _shown(table, orient, side):
-    """The colour an orient (piece * turns + turn) shows on a side."""
-    turns = table.shape[1]
-    return table[orient // turns, orient % turns, side]
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _beam(table, pools, fixed, order, keeps, cap, seed, stop, lists, slots, ring):
-    """(best board found, an orient per cell; its unmatched inner edges; candidates priced; finished).
-
-    A kept board is its last `ring` placements (slot = position in the order % ring: every
-    neighbour a later cell reads lies within that many), its pieces in use (a bitset) and its cost; the boards
-    themselves are a history of one (parent, orient) per kept board and cell, walked back at the end.
-    So a board costs tens of bytes a cell to carry, not its whole length (`slots`: the ring slot of
-    each cell's placed neighbours, -1 for none; `pools`: the pool tables, see `beam_tables.pools`).
-    An entry prices only the pieces it has left, so late cells are cheap and the beam keeps more
-    boards there (`keeps`). Candidates of entry e go to slots from start[e], so the beam does not
-    depend on the threads. Once another thread sets stop[0], it gives up at its next look (twice a cell).
-
-    At a cell whose placed neighbours are its left, its top or both (`lists.fast`), an entry first
-    prices only the orients that match its left or its top colour (`lists`), a tenth of its pool; any
-    other costs a join more for each placed neighbour. When those are too few to fill the beam, or a
-    board that many joins below the threshold could gain, the cell is priced in full (`_full`).
-    """
-    fast = lists[0]
-    pool_mask, pool_orients, pool_count, cell_pool = pools
-    np.random.seed(seed)
-    cells, turns, words = order.shape[0], table.shape[1], pool_mask.shape[1]
-    width = keeps.max()
-    last = np.zeros((2, width, ring), np.int16)  # two generations: the beam and its successor
-    used = np.zeros((2, width, words), np.int64)
-    cost = np.zeros((2, width), np.int64)
-    offset = np.zeros(cells + 1, np.int64)
-    for i in range(cells):
-        offset[i + 1] = offset[i] + keeps[i]
-    parent, placed = np.empty(offset[cells], np.int32), np.empty(offset[cells], np.int16)
-    c_entry, c_orient, c_cost = np.empty(cap, np.int32), np.empty(cap, np.int16), np.empty(cap, np.int32)
-    out = (c_entry, c_orient, c_cost)
-    start = np.zeros(width + 1, np.int64)
-    size, now, priced = 1, 0, 0
-    for i in range(cells):
-        if stop[0] != 0:
-            return np.empty(0, np.int64), -1, priced, False
-        x, pool = order[i], cell_pool[order[i]]
-        full = True
-        if fast[i]:
-            at_left, at_top = slots[i, 0], slots[i, 1]  # one may be -1: no placed neighbour there
-            _fast(table, lists, pool, at_left, at_top, last[now], used[now], cost[now], size, start, out)
-            k = start[size]
-            priced += k
-            if stop[0] != 0:  # a wide beam's cell takes a while: look again before selecting
-                return np.empty(0, np.int64), -1, priced, False
-            if k >= keeps[i]:
-                chosen = _select(c_cost[:k], keeps[i])
-                threshold = 0
-                for j in range(keeps[i]):
-                    threshold = max(threshold, c_cost[chosen[j]])
-                omitted = (at_left >= 0) + (at_top >= 0)  # the least an orient matching neither would add
-                full = cost[now, :size].min() + omitted < threshold
-        if full:
-            _full(table, pools, fixed[x], x, slots[i], last[now], used[now], cost[now], size, start, out, cap)
-            k = start[size]
-            priced += k
-            chosen = _select(c_cost[:k], min(keeps[i], k))
-        keep, nxt, slot = min(keeps[i], k), 1 - now, i % ring
-        for j in numba.prange(keep):
-            e, o = c_entry[chosen[j]], c_orient[chosen[j]]
-            last[nxt, j], used[nxt, j] = last[now, e], used[now, e]
-            last[nxt, j, slot] = o
-            p = o // turns
-            used[nxt, j, p // 64] |= 1 << (p % 64)
-            cost[nxt, j] = c_cost[chosen[j]]
-            parent[offset[i] + j], placed[offset[i] + j] = e, o
-        size, now = keep, nxt
-    best = np.argmin(cost[now, :size])
-    board, e = np.empty(cells, np.int64), best
-    for i in range(cells - 1, -1, -1):
-        board[order[i]] = placed[offset[i] + e]
-        e = parent[offset[i] + e]
-    return board, cost[now, best], priced, True
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _fast(table, lists, pool, at_left, at_top, last, used, cost, size, start, out):
-    """`_full` for a cell whose placed neighbours are its left, its top or both (ring slots at_left,
-    at_top; -1: none): only the pool's orients that match the left or the top colour."""
-    c_entry, c_orient, c_cost = out
-    _, starts, members, member_piece, member_left, member_top = lists
-    for e in numba.prange(size):  # matching candidates per entry
-        left = _shown(table, last[e, at_left], 2) if at_left >= 0 else -1
-        top = _shown(table, last[e, at_top], 3) if at_top >= 0 else -1
-        count = 0
-        if left >= 0:
-            for j in range(starts[pool, 0, left], starts[pool, 0, left + 1]):
-                count += _free(used[e], member_piece[j])
-        if top >= 0:
-            for j in range(starts[pool, 1, top], starts[pool, 1, top + 1]):
-                count += _free(used[e], member_piece[j]) and member_left[j] != left
-        start[e + 1] = count
-    for e in range(size):
-        start[e + 1] += start[e]
-    for e in numba.prange(size):
-        left = _shown(table, last[e, at_left], 2) if at_left >= 0 else -1
-        top = _shown(table, last[e, at_top], 3) if at_top >= 0 else -1
-        k = start[e]
-        for side in range(2):
-            shown = left if side == 0 else top
-            if shown < 0:
-                continue
-            for j in range(starts[pool, side, shown], starts[pool, side, shown + 1]):
-                if not _free(used[e], member_piece[j]) or (side == 1 and member_left[j] == left):
-                    continue
-                add = 0
-                if left >= 0:
-                    add += unmatched_join(member_left[j], left)
-                if top >= 0:
-                    add += unmatched_join(member_top[j], top)
-                c_entry[k], c_orient[k], c_cost[k] = e, members[j], cost[e] + add
-                k += 1
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _full(table, pools, fixed, x, slots, last, used, cost, size, start, out, cap):
-    """Price every candidate of every entry at cell x (its pool's free pieces in every orient; only the
-    fixed orient where `fixed` >= 0) into out = (entry, orient, cost) from slot start[e] on; their
-    count ends in start[size]. slots[s]: the ring slot of the neighbour across side s, -1: none."""
-    c_entry, c_orient, c_cost = out
-    pool_mask, pool_orients, pool_count, cell_pool = pools
-    pool, words = cell_pool[x], pool_mask.shape[1]
-    for e in numba.prange(size):  # candidates per entry
-        count = 1
-        if fixed < 0:
-            count = 0
-            for w in range(words):
-                bits = pool_mask[pool, w] & ~used[e, w]
-                while bits != 0:
-                    low = bits & -bits
-                    count += pool_count[pool, 64 * w + _bit(low)]
-                    bits ^= low
-        start[e + 1] = count
-    for e in range(size):
-        start[e + 1] += start[e]
-    if start[size] > cap:  # keep_schedule's bound is wrong: fail rather than write past the end
-        raise RuntimeError("beam search: more candidates than keep_schedule allowed for")
-    for e in numba.prange(size):
-        facing = np.empty(4, np.int64)  # the colour each placed neighbour shows the cell, -1: none
-        for s in range(4):
-            q = slots[s]
-            facing[s] = _shown(table, last[e, q], (s + 2) % 4) if q >= 0 else -1
-        k = start[e]
-        if fixed >= 0:
-            c_entry[k], c_orient[k], c_cost[k] = e, fixed, cost[e] + _unmatched(table, facing, fixed)
-            continue
-        for w in range(words):
-            bits = pool_mask[pool, w] & ~used[e, w]
-            while bits != 0:
-                low = bits & -bits
-                bits ^= low
-                p = 64 * w + _bit(low)
-                for j in range(pool_count[pool, p]):
-                    o = pool_orients[pool, p, j]
-                    c_entry[k], c_orient[k], c_cost[k] = e, o, cost[e] + _unmatched(table, facing, o)
-                    k += 1
 
 
 def frame_first(n: int, m: int) -> np.ndarray:
@@ -384,86 +161,6 @@ def beam_search(
     prepared = Prepared(table, n, preplaced, order, m)
     run = prepared.run(width, seed, max_width)
     return run.board // prepared.turns, run.board % prepared.turns, run.unmatched
-
-
-GROWTH = 8  # the widest step from one width to the next (the first beam's time is all overhead)
-SUPERLINEAR = (
-    0.1  # a beam's time grows as work ** 1.1 (official set, one core: 4,096 wide 5.8 s, 40,000 68 s)
-)
-SAFETY = 0.9  # plan a beam to end by this share of the time left
-
-
-def beam_within(
-    prepared: Prepared, width: int, seed: int, max_width: int | None, seconds: float, started: float
-) -> tuple[BeamRun, int, str]:
-    """The best board beams find by `started + seconds` (perf_counter): (run, work of every beam, stop
-    reason: "finished" when the configured beam finished, else "seconds"). The board is the best of
-    every beam finished, the configured one's only when no narrower beam did better (each beam's board
-    is shown on the live line, and the record keeps at least that).
-
-    Why a schedule rather than one beam: a beam yields no board until its last cell, so one too wide
-    for the time yields nothing. Beams widen (width and max_width in proportion) from one board,
-    whose time is the per-cell overhead; each next width is the widest that the last beam's time,
-    scaled by `most_work`, predicts to end in time (at most GROWTH x the last width). A timer stops a
-    beam that would overrun; the result is then the best board finished.
-    """
-
-    def widened(v: int) -> int | None:
-        return None if max_width is None else max(v, max_width * v // width)
-
-    def predicted(v: int) -> float:
-        work = prepared.most_work(v, widened(v))
-        return overhead + per_work * work * (work / measured) ** SUPERLINEAR
-
-    deadline = started + seconds
-    finished: list[tuple[int, BeamRun]] = []
-    work, w, overhead, per_work, measured = 0, 1, 0.0, 0.0, 1
-    with alarm(deadline - time.perf_counter()) as stop:
-        while True:
-            begun = time.perf_counter()
-            run = prepared.run(w, seed, widened(w), stop if finished else None)  # the first always ends
-            took = time.perf_counter() - begun
-            work += run.work
-            progress.report(run.work, run.unmatched if run.finished else None, "candidate")
-            if not run.finished:
-                break
-            finished.append((w, run))
-            if w == width:  # a narrower beam may have found the better board: keep the best
-                return best_of(finished), work, "finished"
-            if len(finished) == 1:
-                overhead = took
-            else:
-                measured = prepared.most_work(w, widened(w))
-                per_work = max(took - overhead, took / 4) / measured
-            left = SAFETY * (deadline - time.perf_counter())
-            low, high = w, min(width, GROWTH * w)  # the widest v in (w, high] predicted to fit
-            while low < high:
-                mid = (low + high + 1) // 2
-                low, high = (mid, high) if predicted(mid) <= left else (low, mid - 1)
-            if low == w:
-                break
-            w = low
-    return best_of(finished), work, "seconds"
-
-
-def best_of(finished: list[tuple[int, BeamRun]]) -> BeamRun:
-    """The fewest unmatched joins of the beams finished, the widest among equals."""
-    return min(finished, key=lambda pair: (pair[1].unmatched, -pair[0]))[1]
-
-
-def beam_unlimited(
-    prepared: Prepared, width: int, seed: int, max_width: int | None
-) -> tuple[BeamRun, int, str]:
-    """The configured beam with no time limit, as (run, work, stop reason). A beam yields no board
-    until its last cell, and a stop request (Ctrl-C) cuts it short: a beam of one (milliseconds) then
-    builds the board the run keeps ("interrupted")."""
-    with alarm(None) as stop:
-        run = prepared.run(width, seed, max_width, stop)
-    progress.report(run.work, run.unmatched if run.finished else None, "candidate")
-    if run.finished:
-        return run, run.work, "finished"
-    first = prepared.run(1, seed, None if max_width is None else max(1, max_width // width))
-    return first, run.work + first.work, "interrupted"
 
 
 def warm_up() -> None:

@@ -3,6 +3,8 @@ colour lists of the fast path, the ring slots a kept board carries and how many 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from core.errors import InputError
@@ -38,9 +40,21 @@ def pools(orient_pattern: np.ndarray, cell_pattern: np.ndarray, turns: int):
     return mask.view(np.int64), orients, count, cell_pool.astype(np.int64)
 
 
-def colour_lists(table, orients, count, fixed, order, n: int, m: int):
-    """The kernel's `lists`: (fast, starts, members, and each member's piece, left and top colour). fast[i]: the cell at order[i] is free and its
-    placed neighbours are its left, its top or both; members[starts[pool, side, c]:starts[pool, side, c + 1]]
+class ColourLists(NamedTuple):
+    """The beam kernel's `lists` (`colour_lists`), read by field in the kernel (numba takes a named
+    tuple as it takes a tuple: the same compiled code, fields by name)."""
+
+    fast: np.ndarray  # fast[i]: the cell at order[i] is free, its placed neighbours its left, top or both
+    starts: np.ndarray  # members[starts[pool, side, c]:starts[pool, side, c + 1]]: see colour_lists
+    members: np.ndarray  # orients, grouped by pool, side and the colour they show there
+    piece: np.ndarray  # each member's piece
+    left: np.ndarray  # each member's left colour
+    top: np.ndarray  # each member's top colour
+
+
+def colour_lists(table, orients, count, fixed, order, n: int, m: int) -> ColourLists:
+    """The kernel's `lists` (`ColourLists`). fast[i]: the cell at order[i] is free and its placed
+    neighbours are its left, its top or both; members[starts[pool, side, c]:starts[pool, side, c + 1]]
     are the pool's orients that show colour c on their left (side 0) or top (side 1)."""
     turns, colours = table.shape[1], int(table.max()) + 1
     starts = np.zeros((count.shape[0], 2, colours + 1), np.int64)
@@ -64,7 +78,7 @@ def colour_lists(table, orients, count, fixed, order, n: int, m: int):
         fast[i] = fixed[x] < 0 and any(before) and all(after)
     members_array = np.array(members, np.int64)
     piece, turn = np.divmod(members_array, turns)  # each member's piece and colours, read without a division
-    return fast, starts, members_array, piece, table[piece, turn, 0], table[piece, turn, 1]
+    return ColourLists(fast, starts, members_array, piece, table[piece, turn, 0], table[piece, turn, 1])
 
 
 def ring_slots(order: np.ndarray, n: int, m: int) -> tuple[np.ndarray, int]:

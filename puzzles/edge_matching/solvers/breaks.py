@@ -31,7 +31,13 @@ What is in it (the project's own code, after the public descriptions in issue 33
     official set: the nodes' peak moves from depth 194 to 235, the one-core minute from 459 to 463;
   * threads run independent restarts (the kernel releases the GIL); work counts nodes (placements).
     Restart k's seed and node cap depend on k alone, so a node budget gives the same board on any
-    number of threads.
+    number of threads;
+  * a checkpoint (issue 58, in a run that keeps one: core.checkpoint `Stage`): every 30 s, at a walk's
+    pause (every PAUSE_NODES placements) or a restart's end, and on a stop, the state goes to the run
+    folder: the probes run so far or the quota they chose, the restarts done (their count, work,
+    histograms, outcomes, best board and curve, the ladder's boards) and each restart under way with
+    its walk where it paused. The same command continues it: under a node budget to the same board
+    and counts as an unbroken run, under a time limit with the time left.
 
     breaks_tables.py  the fill orders, the schedule and quota ramp, a board's kernel tables (`Tables`)
     breaks_walk.py    the compiled restart and the greedy completion
@@ -43,19 +49,21 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
 
 import numpy as np
 
-from core import progress
+from core import checkpoint, interrupt, progress
 from core.errors import InputError
 from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.solvers.base import BoardBuilder, alarm
 from puzzles.edge_matching.solvers.beam import warm_up as beam_warm_up
 from puzzles.edge_matching.solvers.breaks_tables import ORDERS, RestartRun, Tables
-from puzzles.edge_matching.solvers.breaks_walk import _complete, _restart, _unmatched
+from puzzles.edge_matching.solvers.breaks_walk import BEST, NODES, _complete, _unmatched, _walk
 
 # Placements per restart when restart_nodes is null: under a time limit RESTART_PER_SECOND per second of
 # it, at least RESTART_NODES (a 10-minute portfolio's 480 s of breaks: 4.8e8, minutes a restart, as the
@@ -173,7 +181,7 @@ class RestartOutcome:
 
 def warm_up() -> None:
     """Compile the kernels (or load numba's cache) on a 2 x 2 board, off the run's clock."""
-    if _restart.signatures:
+    if _walk.signatures:
         return
 
     class Tiny:
@@ -299,7 +307,13 @@ class Breaks(BoardBuilder):
         warm_up()
 
     def choose_quota(
-        self, tables: Tables, stop: np.ndarray, abandon: tuple[int, int], budget: int | None
+        self,
+        tables: Tables,
+        stop: np.ndarray,
+        abandon: tuple[int, int],
+        budget: int | None,
+        done: Mapping[tuple[int, int, int], RestartRun] | None = None,
+        finished: Callable[[tuple[int, int, int], RestartRun], None] | None = None,
     ) -> tuple[list[int], list[RestartRun]]:
         """The quota colours that take short restarts deepest: PROBE_COLOURS triples drawn from the
         seed get PROBE_ROUNDS[0] restarts each, the best PROBE_KEEP of them PROBE_ROUNDS[1] more; each
@@ -308,7 +322,11 @@ class Breaks(BoardBuilder):
         quota when the chosen triple took no probe restart to the abandon depth (boards whose colours
         all run along the frame, such as the seed's pseudo Eternity II). Every probe's seed and cap
         are fixed, so the choice does not depend on threads (under a time limit, unless it runs out).
-        Under a node budget the probes take at most a quarter of it."""
+        Under a node budget the probes take at most a quarter of it.
+
+        `done`: the probes a run this one continues had ended, by (round, candidate, repeat): not run
+        again. `finished(job, run)` is told of every probe that ends (one an interrupt cut short is
+        run again by a continued run: it is not told)."""
         restarts = PROBE_COLOURS * PROBE_ROUNDS[0] + PROBE_KEEP * PROBE_ROUNDS[1]
         cap = PROBE_NODES if budget is None else max(1, min(PROBE_NODES, budget // (4 * restarts)))
         abandon = (min(abandon[0], cap), abandon[1])
@@ -318,23 +336,28 @@ class Breaks(BoardBuilder):
         depth_sum = dict.fromkeys(range(len(candidates)), 0)
         alive = list(depth_sum)
         passed = dict.fromkeys(alive, False)
+        done = {} if done is None else done
 
-        def probe(job: tuple[int, int], seed: int) -> RestartRun | None:
+        def probe(job: tuple[int, int, int], seed: int) -> RestartRun | None:
+            if job in done:
+                return done[job]
             if stop[0]:  # stopped: the probes left are not started (each costs its set-up)
                 return None
             run = tables.restart(
-                cap, seed, stop, candidates[job[0]], abandon, quota_first=self.value_order == "quota"
+                cap, seed, stop, candidates[job[1]], abandon, quota_first=self.value_order == "quota"
             )
             progress.report(run.nodes, None if run.board is None else run.unmatched, "node")  # the live line
+            if finished is not None and (run.walk is None or not interrupt.requested()):
+                finished(job, replace(run, walk=None))
             return run
 
         with ThreadPoolExecutor(max_workers=max(1, self.threads)) as pool:
             for round_, (restarts, keep) in enumerate(zip(PROBE_ROUNDS, (PROBE_KEEP, 1), strict=True)):
-                jobs = [(c, r) for c in alive for r in range(restarts)]
-                seeds = [self.seed * 1_000_003 - 1 - (round_ * 1_000 + r) * 1_000 - c for c, r in jobs]
-                done = list(pool.map(probe, jobs, seeds))
-                runs += [run for run in done if run is not None]
-                for (c, _), run in zip(jobs, done, strict=True):
+                jobs = [(round_, c, r) for c in alive for r in range(restarts)]
+                seeds = [self.seed * 1_000_003 - 1 - (round_ * 1_000 + r) * 1_000 - c for _, c, r in jobs]
+                ended = list(pool.map(probe, jobs, seeds))
+                runs += [run for run in ended if run is not None]
+                for (_, c, _), run in zip(jobs, ended, strict=True):
                     if run is None:
                         continue
                     depth_sum[c] += run.deepest
@@ -343,7 +366,9 @@ class Breaks(BoardBuilder):
         return (candidates[alive[0]] if passed[alive[0]] else []), runs
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> BreaksConstruction:
-        """The best complete board of the restarts within `seconds` (or the node budget), checked."""
+        """The best complete board of the restarts within `seconds` (or the node budget), checked. In a
+        run that keeps a checkpoint (`checkpoint.current()`), its state is kept there and, when the run
+        continues one, taken back: the probes or restarts go on where they were, in the time left."""
         started = time.perf_counter()
         puzzle = self._require(puzzle)
         schedule = None if self.schedule is None else list(self.schedule)
@@ -357,19 +382,39 @@ class Breaks(BoardBuilder):
             if self.finish_width:
                 beam_warm_up()
             started += time.perf_counter() - compiling
+        stage = checkpoint.current()
+        key = f"{self.name} seed {self.seed}"  # concurrent builders: each backtracker its own seed
+        saved: dict[str, Any] | None = None if stage is None else stage.restored(key)
+        if saved is not None:
+            started -= saved["seconds"]  # the time it had spent: a time limit gets the time left
         depth = self.abandon_depth
         abandon = (self.abandon_nodes, round(ABANDON_DEPTH * tables.cells_count) if depth is None else depth)
         budget = self.max_nodes or (DEFAULT_MAX_NODES if seconds is None else None)
-        runs = _Restarts(self, tables, abandon, budget, started, self.restart_length(seconds))
+        each = self.restart_length(seconds) if saved is None else int(saved["each"])
+        runs = _Restarts(self, tables, abandon, budget, started, each)
+        runs.keeper = None if stage is None else (stage, key)
         with alarm(None if seconds is None else seconds - (time.perf_counter() - started)) as stop:
             quota: list[int] = list(self.quota or [])
-            probes: list[RestartRun] = []
-            if self.quota is None and tables.cells_count >= QUOTA_CELLS:
-                with alarm(None if seconds is None else PROBE_SHARE * seconds) as probe_stop:
-                    quota, probes = self.choose_quota(tables, probe_stop, abandon, budget)
-            for index, run in enumerate(probes):  # probes first: their k are below every restart's
-                runs.record(run, index - len(probes))
-            runs.probed = runs.nodes
+            if saved is not None and saved["phase"] == "restarts":
+                quota, runs.probed_quota = list(saved["quota"]), saved["probed"]
+                runs.restore(saved["restarts"])
+                if runs.best is not None:  # the live line shows the best it continues from
+                    progress.report(0, runs.score, "node")
+            elif self.quota is None and tables.cells_count >= QUOTA_CELLS:
+                runs.phase = "probes"
+                runs.probes = {} if saved is None else dict(saved["probes"])
+                spent = 0.0 if saved is None else saved["seconds"]  # all of it in the probes
+                share = None if seconds is None else PROBE_SHARE * seconds - spent
+                with alarm(share) as probe_stop:
+                    quota, probes = self.choose_quota(
+                        tables, probe_stop, abandon, budget, dict(runs.probes), runs.probe_ended
+                    )
+                for index, run in enumerate(probes):  # probes first: their k are below every restart's
+                    runs.record(run, index - len(probes))
+                runs.probed, runs.probed_quota = runs.nodes, bool(probes)
+                if not interrupt.requested():  # else a continued run runs the probes cut short again
+                    runs.phase = "restarts"
+            runs.quota = quota
             threads = max(1, self.threads)
             # A restart looks only for boards better than the run's best so far, unless threads racing
             # under a node budget would make that best, and so the board, depend on their timing.
@@ -381,12 +426,23 @@ class Breaks(BoardBuilder):
                     for future in [pool.submit(runs.worker, stop, quota, share_best) for _ in range(threads)]:
                         future.result()
             timed_out = stop[0] != 0
-        return runs.construction(puzzle, quota, bool(probes), timed_out)
+        runs.stopped_at_last(interrupted=interrupt.requested())
+        return runs.construction(puzzle, quota, runs.probed_quota, timed_out)
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a kept field that the threads going on cannot change."""
+    if isinstance(value, np.ndarray | list | dict):
+        return value.copy()
+    return value
 
 
 class _Restarts:
     """One construction's restarts, shared by its threads: the next restart's number k, the best board
-    so far (ties: the lower k), the work done and the anytime curve, under one lock."""
+    so far (ties: the lower k), the work done and the anytime curve, under one lock; and what a
+    checkpoint keeps of them (`state`): the restarts under way (`running`: k -> the best score they
+    were told and their walk where it last paused, None before its first pause), and those a stop cut
+    short (`stopped`, counted once every thread has ended, after the checkpoint that continues them)."""
 
     def __init__(
         self, solver: Breaks, tables: Tables, abandon: tuple[int, int], budget: int | None, started, each: int
@@ -417,6 +473,87 @@ class _Restarts:
             bytes, bytes
         ] = {}  # and its prefix: the fill order's cells bar the last OPEN_CELLS
         self.prefix_cells = tables.geometry[0][: max(0, tables.cells_count - OPEN_CELLS)]
+        # what a checkpoint keeps (core.checkpoint.Stage): where it goes, and the state besides the above
+        self.keeper: tuple[checkpoint.Stage, str] | None = None
+        self.phase = "restarts"  # or "probes": the quota's probes under way
+        self.probes: dict[tuple[int, int, int], RestartRun] = {}  # the probes ended, by job
+        self.quota: list[int] = []
+        self.probed_quota = False  # the quota was chosen by probes
+        self.running: dict[int, tuple[int, dict[str, Any] | None]] = {}
+        self.pending: list[tuple[int, int, dict[str, Any] | None]] = []  # a continued run's, first
+        self.stopped: list[tuple[int, RestartRun]] = []
+
+    KEPT: tuple[str, ...] = ("next", "score", "key", "best", "nodes", "deepest", "done", "probed", "history")
+    KEPT += ("hist", "break_hist", "outcomes", "boards", "parts", "prefixes")  # what `state` copies
+
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps (under the lock): copies, so that the threads may go on."""
+        head = {"seconds": time.perf_counter() - self.started, "each": self.each, "phase": self.phase}
+        if self.phase == "probes":
+            return {**head, "probes": dict(self.probes)}
+        kept = {name: _copied(getattr(self, name)) for name in self.KEPT}
+        running = sorted([*self.pending, *((k, fewer, walk) for k, (fewer, walk) in self.running.items())])
+        return {
+            **head,
+            "quota": list(self.quota),
+            "probed": self.probed_quota,
+            "restarts": {**kept, "running": running},
+        }
+
+    def restore(self, saved: dict[str, Any]) -> None:
+        """Go on from a checkpoint's restarts: those under way first, each from its walk."""
+        for name in self.KEPT:
+            setattr(self, name, _copied(saved[name]))
+        self.pending = list(saved["running"])
+
+    def said(self) -> str:
+        """The continued run's one line about this state (under the lock)."""
+        if self.phase == "probes":
+            return f"{self.solver.name}: {len(self.probes)} quota probes done"
+        done = sum(outcome.k >= 0 for outcome in self.outcomes)
+        under_way = [walk for _, walk in self.running.values()] + [walk for _, _, walk in self.pending]
+        walks = [walk["regs"] for walk in under_way if walk is not None]
+        nodes = self.nodes + sum(int(regs[NODES]) for regs in walks)
+        lowest = min([self.score if self.best is not None else 1 << 30, *(int(regs[BEST]) for regs in walks)])
+        best = "none yet" if lowest >= 1 << 30 else f"{lowest} unmatched joins"
+        return (
+            f"{self.solver.name}: {done:,} restarts done, {len(under_way)} under way, {nodes:,} nodes, "
+            f"best {best}"
+        )
+
+    def keep(self, force: bool = False) -> None:
+        """Write the checkpoint when its interval has passed (or `force`: on a stop)."""
+        if self.keeper is None:
+            return
+        stage, key = self.keeper
+        with stage.lock:
+            if not (force or stage.due()):
+                return
+            with self.lock:
+                state, said = self.state(), self.said()
+            stage.save(key, state, said)
+
+    def probe_ended(self, job: tuple[int, int, int], run: RestartRun) -> None:
+        with self.lock:
+            self.probes[job] = run
+        self.keep()
+
+    def paused(self, k: int, walk: dict[str, Any]) -> None:
+        """Restart k's walk paused (every PAUSE_NODES placements): a checkpoint continues it from here."""
+        with self.lock:
+            self.running[k] = (self.running[k][0], walk)
+        self.keep()
+
+    def stopped_at_last(self, interrupted: bool) -> None:
+        """Every thread has ended: on an interrupt, the checkpoint that continues the restarts under way
+        from where they stopped; then their work is counted, as a stopped restart's always was."""
+        if interrupted:
+            self.keep(force=True)
+        for k, run in sorted(self.stopped, key=lambda kr: kr[0]):
+            self.record(run, k)
+            if run.unmatched == 0:
+                self.done = True
+        self.stopped = []
 
     def cap_of(self, k: int) -> int:
         """Restart k's placements: the restart length, or what the node budget leaves it."""
@@ -450,17 +587,24 @@ class _Restarts:
                 self.history.append((time.perf_counter() - self.started, self.nodes, run.unmatched))
 
     def worker(self, stop: np.ndarray, quota: list[int], share_best: bool) -> None:
-        """Run restarts, the next k each, until stopped, out of budget or done."""
+        """Run restarts, the next k each (a continued run's restarts under way first), until stopped,
+        out of budget or done."""
         solver, tables, abandon = self.solver, self.tables, self.abandon
         while stop[0] == 0:
             with self.lock:
                 if self.done:
                     return
-                k = self.next
-                self.next += 1
-                fewer = self.score if share_best else 1 << 30
+                if self.pending:
+                    k, fewer, walk = self.pending.pop(0)
+                else:
+                    k, walk = self.next, None
+                    self.next += 1
+                    fewer = self.score if share_best else 1 << 30
+                self.running[k] = (fewer, walk)
             cap = self.cap_of(k)
             if cap <= 0:
+                with self.lock:
+                    del self.running[k]
                 return
             ladder = None if solver.ladder is None else (solver.ladder + 1, solver.ladder)
             seed = solver.seed * 1_000_003 + k
@@ -475,9 +619,13 @@ class _Restarts:
                 solver.tail_cells,
                 self.extend,
                 solver.value_order == "quota",
+                walk,
+                None if self.keeper is None else partial(self.paused, k),
             )
             shallow = run.deepest < abandon[1] and k > 0  # abandoned: not worth a beam
-            if solver.finish_width and run.deepest < tables.cells_count and not shallow:
+            # a walk an interrupt stopped and a checkpoint continues: its beam comes at its real end
+            kept = run.walk is not None and self.keeper is not None and interrupt.requested()
+            if solver.finish_width and run.deepest < tables.cells_count and not shallow and not kept:
                 finished = tables.finish(run.deep_board, solver.finish_width, solver.seed)
                 if finished is not None and finished[1] < run.unmatched:
                     run.board, run.unmatched = finished
@@ -485,9 +633,15 @@ class _Restarts:
                     run.kept = np.concatenate([run.kept, finished[0][None]])
                     run.kept_by = [*run.kept_by, "beam"]
             with self.lock:
+                if run.walk is not None:  # stopped mid-walk: a checkpoint continues it from there
+                    self.running[k] = (fewer, run.walk)
+                    self.stopped.append((k, run))
+                    continue
+                del self.running[k]
                 self.record(run, k)
                 if (run.exhausted and not quota) or run.unmatched == 0:
                     self.done = True  # the whole tree walked, no quota cut (or a perfect board)
+            self.keep()
 
     def construction(
         self, puzzle: ConstructivePuzzle, quota: list[int], probed: bool, timed_out: bool

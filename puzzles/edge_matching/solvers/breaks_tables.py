@@ -4,8 +4,9 @@ ramp, and a board's kernel tables (`Tables`), built once for every restart."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,17 @@ from core.errors import InputError
 from core.faces import ConstructivePuzzle
 from puzzles.edge_matching.board import grey_patterns, neighbours
 from puzzles.edge_matching.solvers.beam import Prepared
-from puzzles.edge_matching.solvers.breaks_walk import _restart
+from puzzles.edge_matching.solvers.breaks_walk import (
+    KEPT,
+    NEVER,
+    NODES,
+    PAUSE_AT,
+    PAUSED,
+    REGS,
+    STATUS,
+    _prepare,
+    _walk,
+)
 
 BLACKWOOD = (201, 206, 211, 216, 221, 225, 229, 233, 237, 239)  # his unlock depths on 256 cells (470)
 # The default: Verhaard's 468 array (12 breaks by depth 240) and one more every 3 cells to the end. On
@@ -30,6 +41,7 @@ MAX_ORIENTS = (1 << 15) - 1
 KEEP_BOARDS = 4096  # boards a restart keeps on the ladder
 PARTS = ("walk", "greedy", "exact")  # breaks_walk WALK, GREEDY, EXACT: the part that completed a board
 TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
+PAUSE_NODES = 1 << 24  # placements between two pauses of a walk whose state is kept (1-3 s on Eternity II)
 
 
 def default_schedule(cells: int, unlock: Sequence[int] = SCHEDULE) -> list[int]:
@@ -177,6 +189,8 @@ class Tables:
         tail: int = 0,
         extend: tuple[int, int] = (1 << 30, 0),
         quota_first: bool = False,
+        walk: dict[str, Any] | None = None,
+        paused: Callable[[dict[str, Any]], None] | None = None,
     ) -> RestartRun:
         """One restart (see `_restart`): `quota` colours, abandoned after abandon[0] placements short of
         depth abandon[1], looking only for boards of fewer than `fewer` breaks. `ladder` = (fewer,
@@ -184,7 +198,12 @@ class Tables:
         of at most `keep` (up to KEEP_BOARDS). `tail`: deepest partials with at most this many empty
         cells are also completed exactly. `extend` = (depth, placements): each new deepest depth at or
         past `depth` lets the restart run at least `placements` more. `quota_first`: candidates with
-        the most quota sides first."""
+        the most quota sides first.
+
+        A restart stopped mid-walk leaves its walk's state in `RestartRun.walk`; given back as `walk`
+        (with the other arguments as when it began) the restart goes on as if never stopped. With
+        `paused`, the walk pauses every PAUSE_NODES placements, hands `paused` its state (a copy) and
+        goes on: what a checkpoint keeps of a restart under way."""
         hist = np.zeros((2, self.cells_count), np.int64)  # placements by depth, and those with a break
         best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
         tables = (self.geometry, self.lists, self.allow, self.board0)
@@ -206,9 +225,18 @@ class Tables:
             quota_first,
         )
         outs = (hist, best_board, deep_board, found, kept, kept_by)
-        nodes, best, deep, deep_brk, exhausted, n_kept = _restart(
-            tables, self.quota(quota), caps, seed, stop, outs, self.parity
-        )
+        state, lists2 = _prepare(tables, self.quota(quota), quota_first, seed, self.parity)
+        regs = np.zeros(REGS, np.int64)
+        if walk is not None:
+            _give_back(walk, state, lists2, outs, regs)
+        while True:
+            regs[PAUSE_AT] = NEVER if paused is None else (regs[NODES] // PAUSE_NODES + 1) * PAUSE_NODES
+            nodes, best, deep, deep_brk, exhausted, n_kept = _walk(
+                self.geometry, self.lists, state, lists2, caps, stop, outs, regs
+            )
+            if paused is None or regs[STATUS] != PAUSED or stop[0] != 0:
+                break
+            paused(_taken(state, lists2, outs, regs))
         return RestartRun(
             best_board if best < (1 << 30) else None,
             int(best),
@@ -222,14 +250,45 @@ class Tables:
             kept[:n_kept],
             [PARTS[part] for part in kept_by[:n_kept]],
             hist[1],
+            _taken(state, lists2, outs, regs) if regs[STATUS] == PAUSED else None,
         )
+
+
+WALK_STATE = ("board", "walked", "shown", "blocked", "odd")  # what a walk changes, beside its outs
+OUTS = ("hist", "best_board", "deep_board", "found", "kept", "kept_by")
+
+
+def _walk_arrays(state: tuple, lists2: tuple) -> tuple[np.ndarray, ...]:
+    """The arrays of `_prepare`'s (state, lists2) that a walk changes, in WALK_STATE's order."""
+    return state[3], state[1], state[2], lists2[3], lists2[6]
+
+
+def _taken(state: tuple, lists2: tuple, outs: tuple, regs: np.ndarray) -> dict[str, Any]:
+    """A paused walk's state, copied: its registers, the arrays it changes and its outputs so far (the
+    ladder's kept boards up to those it kept)."""
+    kept = int(regs[KEPT])
+    taken = {name: array.copy() for name, array in zip(WALK_STATE, _walk_arrays(state, lists2), strict=True)}
+    taken.update({name: array.copy() for name, array in zip(OUTS[:4], outs[:4], strict=True)})
+    taken.update(kept=outs[4][:kept].copy(), kept_by=outs[5][:kept].copy(), regs=regs.copy())
+    return taken
+
+
+def _give_back(taken: dict[str, Any], state: tuple, lists2: tuple, outs: tuple, regs: np.ndarray) -> None:
+    """Put a paused walk's state (`_taken`) back into the arrays of a walk set up afresh from its seed."""
+    for name, array in zip(WALK_STATE, _walk_arrays(state, lists2), strict=True):
+        array[...] = taken[name]
+    for name, array in zip(OUTS[:4], outs[:4], strict=True):
+        array[...] = taken[name]
+    kept = len(taken["kept"])
+    outs[4][:kept], outs[5][:kept] = taken["kept"], taken["kept_by"]
+    regs[:] = taken["regs"]
 
 
 @dataclass
 class RestartRun:
     """A restart's outcome: its best complete board (orients per cell; None: none) and unmatched joins,
     the placements it made, its deepest depth and that partial's breaks, whether it walked its whole
-    tree, its placements by depth and its deepest partial board."""
+    tree, its placements by depth and its deepest partial board; stopped mid-walk, the walk's state."""
 
     board: np.ndarray | None
     unmatched: int
@@ -243,6 +302,7 @@ class RestartRun:
     kept: np.ndarray  # on the ladder: the boards kept, one per row
     kept_by: list[str]  # which part completed each: "walk", "greedy", "exact" (or "beam", breaks.py)
     break_hist: np.ndarray  # placements by depth that spent a break
+    walk: dict[str, Any] | None = None  # stopped mid-walk: the walk's state, to go on from (`restart`)
 
 
 def odd_colours(table: np.ndarray, board0: np.ndarray, nb: np.ndarray, radix: int) -> tuple:

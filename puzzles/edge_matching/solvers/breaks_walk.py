@@ -13,6 +13,10 @@ costs about two loop turns (one places, one backs up), so the cost is the turn's
 dependent loads, not the lists. On the same kind of tree (rows, no breaks, no quota) the perfect
 search's walk turns about 1.5x as fast: 40.6 million nodes a second (a node: a placement or a dead
 end) against this walk's 13.3 million placements, 26.6 million turns.
+
+A restart is set up (`_prepare`) apart from its walk (`_walk`), whose scalars live in an array of
+registers between calls: a walk pauses at a look at the stop flag (set, or a pause asked for) and goes
+on from its arrays and registers as if it never had (issue 58: a checkpoint keeps a restart under way).
 """
 
 from __future__ import annotations
@@ -217,8 +221,9 @@ def _sentinel_lists(entries, piece_of, kstart, kmid, kend):
 
 @numba.njit(cache=True, nogil=True)
 def _restart(tables, quota, caps, seed, stop, outs, parity):
-    """One restart of the depth-first search; (nodes, best unmatched, deepest depth, its breaks,
-    exhausted). tables = (geometry, lists, allow, board0) (`Tables`); parity = (bits, odd0)
+    """One restart of the depth-first search, walked to its end or its stop (`_prepare`, then `_walk`);
+    (nodes, best unmatched, deepest depth, its breaks, exhausted, boards kept). tables = (geometry,
+    lists, allow, board0) (`Tables`); parity = (bits, odd0)
     (`Tables.parity`: a colour's bit, the colours odd before the walk); outs = (hist, out_best,
     out_deep, found, kept, kept_by): hist[0, d] counts the placements at depth d (hist[1, d] those
     that spent a break), out_best gets the best
@@ -244,12 +249,24 @@ def _restart(tables, quota, caps, seed, stop, outs, parity):
     Parity: a break is refused when the colours left odd by the breaks so far (`odd`, one bit a
     colour, kept per break count along the path) outnumber twice the breaks the board may still have
     (see `_odd_colours`)."""
+    state, lists2 = _prepare(tables, quota, caps[9], seed, parity)
+    regs = np.zeros(REGS, np.int64)
+    regs[PAUSE_AT] = NEVER
+    return _walk(tables[0], tables[1], state, lists2, caps, stop, outs, regs)
+
+
+@numba.njit(cache=True, nogil=True)
+def _prepare(tables, quota, quota_first, seed, parity):
+    """A restart's walk set up (see `_restart`): (state, lists2) for `_walk`, its candidate lists
+    shuffled from `seed` (and ordered by quota sides when `quota_first`). Why apart from the walk: a
+    paused walk continued in another process is set up again from its seed, then given back the
+    arrays the walk changes (`breaks_tables._give_back`)."""
     geometry, lists, allow, board0 = tables
     cells, left, bottom, pat, fixed, req_top, req_right = geometry[:7]
     col, piece_of, entries0, kstart, kmid, kend, radix = lists[:7]
     np.random.seed(seed)
     entries = _shuffled(entries0, kstart, kmid, kend)
-    if caps[9]:
+    if quota_first:
         _quota_first(entries, quota[0], kstart, kmid, kend)
     packed, start, break_start, split = _sentinel_lists(entries, piece_of, kstart, kmid, kend)
     depth, pad = cells.shape[0], board0.shape[0]  # the pad cell: every missing neighbour, colour 0
@@ -274,10 +291,15 @@ def _restart(tables, quota, caps, seed, stop, outs, parity):
     odd[0] = odd0
     lists2 = (packed, start.astype(np.int32), break_start.astype(np.int32), blocked, per_orient, bits, odd)
     walked = np.zeros((depth + 1, 4), np.int64)  # per depth: list cursor, key, breaks, quota sides
-    return _walk(geometry, lists, (per_depth, walked, shown, board, split), lists2, caps, stop, outs)
+    return (per_depth, walked, shown, board, split), lists2
 
 
 ROW = 8
+REGS = 16  # a walk's registers, where a pause leaves them (`_walk`)
+(STATUS, NODES, LAST_COMPLETE, CAP, KEPT, BEST, DEEP, DEEP_BRK, DEEP_SEEN, AT_DEPTH, FRESH, NODE_CAP,
+ PAUSE_AT) = range(13)  # fmt: skip
+STARTING, PAUSED, ENDED = 0, 1, 2  # regs[STATUS]
+NEVER = 1 << 62  # regs[PAUSE_AT]: no pause but at a stop
 CELL, KEY_BASE, LEFT, BOTTOM, ALLOW, FIXED, CHECKS, NEED = range(ROW)
 AT, KEY, BREAKS, SIDES = range(4)
 RIGHT, TOP, QUOTA, PIECE, LEFT_SIDE, BOTTOM_SIDE = range(6)
@@ -431,22 +453,51 @@ def _keep(board, score, part, keep, kept, kept_by, n_kept):
     return n_kept
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next_check(nodes, node_cap, abandon_nodes):
+    """The node count of the walk's next look at its caps and the stop flag."""
+    check_at = min(node_cap, (nodes // STOP_EVERY + 1) * STOP_EVERY)
+    if nodes < abandon_nodes:
+        check_at = min(check_at, abandon_nodes)
+    return check_at
+
+
 @numba.njit(cache=True, nogil=True)
-def _walk(geometry, lists, state, lists2, caps, stop, outs):
-    """`_restart`'s walk from depth 0 of the board it set up (`state`): `_dive` between events, and
-    here what an event asks for (a new deepest board, a complete one, a greedy completion and, a few
-    cells short, an exact one, the node cap, the abandon rule, a look at the stop flag)."""
+def _walk(geometry, lists, state, lists2, caps, stop, outs, regs):
+    """`_restart`'s walk from depth 0 of the board `_prepare` set up (`state`): `_dive` between events,
+    and here what an event asks for (a new deepest board, a complete one, a greedy completion and, a few
+    cells short, an exact one, the node cap, the abandon rule, a look at the stop flag).
+
+    Pauses (issue 58): at a look at the stop flag that finds it set, or at the first look at or past
+    regs[PAUSE_AT] placements, the walk leaves its scalars in `regs` (regs[STATUS] = PAUSED) and returns
+    what it has so far, as a stopped restart always did; called again with the same arrays and regs, it
+    goes on as if it had never paused (the same placements, boards and counts). A stopped restart that
+    is not called again ended where it paused. regs[STATUS] = ENDED: the restart is over."""
     node_cap, abandon_nodes, abandon_depth, fewer, hold, keep, tail, extend_depth, extend_nodes, _ = caps
     cells, _, _, _, fixed, req_top, req_right, top_brk, right_brk, nb, cell_pat = geometry
     col, piece_of, _, _, _, _, radix, pat_orients, pat_start = lists
     hist, out_best, out_deep, found, kept, kept_by = outs
     per_depth, walked, _, board, split = state
     extra = (col, req_top, req_right, top_brk, right_brk)
-    nodes, last_complete, cap, depth, n_kept = 0, 0, fewer - 1, cells.shape[0], 0
+    depth, pause_at = cells.shape[0], regs[PAUSE_AT]
     allow_last = per_depth[depth - 1, ALLOW]
-    best, deep, deep_brk, deep_seen = 1 << 30, -1, 0, -1
-    exhausted, i, fresh = False, 0, True
-    check_at = min(node_cap, max(abandon_nodes, 1), STOP_EVERY)
+    exhausted = False
+    if regs[STATUS] == PAUSED:  # go on from the pause: the rest of the turn it left
+        nodes, last_complete, cap, n_kept = regs[NODES], regs[LAST_COMPLETE], regs[CAP], regs[KEPT]
+        best, deep, deep_brk, deep_seen = regs[BEST], regs[DEEP], regs[DEEP_BRK], regs[DEEP_SEEN]
+        i, fresh, node_cap = regs[AT_DEPTH], regs[FRESH] != 0, regs[NODE_CAP]
+        check_at = _next_check(nodes, node_cap, abandon_nodes)
+        if not fresh:  # a complete board: back up
+            i -= 1
+            if fixed[i] < 0:
+                lift = cells[i]
+                lists2[3][piece_of[board[lift]]] = 0
+                board[lift] = -1
+    else:
+        nodes, last_complete, cap, n_kept = 0, 0, fewer - 1, 0
+        best, deep, deep_brk, deep_seen = 1 << 30, -1, 0, -1
+        i, fresh = 0, True
+        check_at = min(node_cap, max(abandon_nodes, 1), STOP_EVERY)
     while True:
         until = (min(deep, deep_seen), check_at, cap, radix, split, min(allow_last, cap))
         i, nodes = _dive(state, lists2, i, fresh, nodes, until, hist, extra)
@@ -489,15 +540,22 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs):
         if nodes >= check_at:  # the node cap, the abandon count or a look at the stop flag
             if nodes >= node_cap or (nodes >= abandon_nodes and deep < abandon_depth):
                 break
-            if nodes % STOP_EVERY == 0 and stop[0] != 0:
-                break
-            check_at = min(node_cap, (nodes // STOP_EVERY + 1) * STOP_EVERY)
-            if nodes < abandon_nodes:
-                check_at = min(check_at, abandon_nodes)
+            if nodes % STOP_EVERY == 0 and (stop[0] != 0 or nodes >= pause_at):
+                regs[STATUS], regs[NODES], regs[LAST_COMPLETE], regs[CAP] = PAUSED, nodes, last_complete, cap
+                regs[KEPT], regs[BEST], regs[DEEP], regs[DEEP_BRK] = n_kept, best, deep, deep_brk
+                regs[DEEP_SEEN], regs[AT_DEPTH], regs[FRESH], regs[NODE_CAP] = (
+                    deep_seen,
+                    i,
+                    int(fresh),
+                    node_cap,
+                )
+                return nodes, best, deep, deep_brk, exhausted, n_kept
+            check_at = _next_check(nodes, node_cap, abandon_nodes)
         if not fresh:  # a complete board: back up
             i -= 1
             if fixed[i] < 0:
                 lift = cells[i]
                 lists2[3][piece_of[board[lift]]] = 0
                 board[lift] = -1
+    regs[STATUS], regs[NODES] = ENDED, nodes
     return nodes, best, deep, deep_brk, exhausted, n_kept

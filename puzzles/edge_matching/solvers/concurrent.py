@@ -1,4 +1,6 @@
-"""Constructive solvers raced at once, one thread each: the better board wins (issue 33, item 3).
+"""Constructive solvers run concurrently, one thread each, the better board kept (issue 33, item 3):
+`BestOfConcurrent`, the portfolio's start (`optimizer.start=concurrent`: the break backtracker and the
+beam). Not "race": that word is Optuna's racing of trials (experiments/racing.py).
 
 Why: on boards of 10 x 10 to 12 x 12 the beam and the break backtracker are about as good at equal
 time and miss by a join on different boards (benchmarks/log/bench_eternity2.md); on Eternity II the
@@ -20,11 +22,12 @@ from core.faces import Construction, ConstructivePuzzle
 from puzzles.edge_matching.solvers.backtrack import unmatched_joins
 from puzzles.edge_matching.solvers.base import STOP_GROUP, BoardBuilder, StopGroup, threads_available
 
-SPARE_SEED = 1_000  # the spare's seed is the race's plus this: restarts of its own
-SPARE_MIN_SHARE = 0.05  # a thread takes the spare only with this share of the race's time left
+SPARE_SEED = 1_000  # the spare's seed is the builders' plus this: restarts of its own
+SPARE_MIN_SHARE = 0.05  # a thread takes the spare only with this share of the builders' time left
+NOTE = "best of concurrent builders (unmatched joins)"  # the note's head: each builder's board, the kept one
 
 
-class Race(BoardBuilder):
+class BestOfConcurrent(BoardBuilder):
     """The better board of `solvers`, each on its own thread within the same `seconds` (ties: the
     earlier solver's); under a time limit, once one has solved the board, the others stop
     (`StopGroup`: the time left is the next phase's; under a node budget each runs its own, so the
@@ -43,9 +46,9 @@ class Race(BoardBuilder):
         self.spare = spare
         self.name = "+".join(solver.name for solver in self.solvers)
 
-    def seeded(self, seed: int) -> Race:
+    def seeded(self, seed: int) -> BestOfConcurrent:
         spare = None if self.spare is None else self.spare.seeded(seed + SPARE_SEED)
-        return Race([solver.seeded(seed) for solver in self.solvers], spare)
+        return BestOfConcurrent([solver.seeded(seed) for solver in self.solvers], spare)
 
     def warm_up(self, puzzle: ConstructivePuzzle) -> None:
         for solver in self.solvers + ([self.spare] if self.spare else []):
@@ -58,7 +61,7 @@ class Race(BoardBuilder):
         group = StopGroup()
 
         def run(solver: BoardBuilder, name: str) -> Run:
-            """`solver`'s board within the time left, its history on the race's clock."""
+            """`solver`'s board within the time left, its history on the builders' shared clock."""
             began = time.perf_counter() - started
             left = None if seconds is None else seconds - began
             joined = STOP_GROUP.set(None if seconds is None else group)  # a node budget: the same boards
@@ -96,7 +99,7 @@ class Race(BoardBuilder):
             sum(r.built.work for r in results),
             built.stop_reason,
             None,
-            f"race (unmatched joins): {', '.join(notes)}; {results[winner].name}'s board kept"
+            f"{NOTE}: {', '.join(notes)}; {results[winner].name}'s board kept"
             + (f"; {built.note}" if built.note else ""),
             self._history(results),
         )
@@ -115,16 +118,17 @@ class Race(BoardBuilder):
             rows += list(r.history) if r.history else [(r.ended, r.built.work, float(r.score))]
         curve, best = [], float("inf")
         for row in sorted(rows):
-            if row[2] < best:
+            _, _, value = row  # (seconds, work, unmatched joins): Construction.history's rows
+            if value < best:
                 curve.append(row)
-                best = row[2]
+                best = value
         return tuple(curve)
 
 
 @dataclass(frozen=True)
 class Run:
-    """One solver's part of a race: its board (re-scored), when it ended and its curve, on the race's
-    clock."""
+    """One solver's part of a `BestOfConcurrent`: its board (re-scored), when it ended and its curve, on
+    their shared clock."""
 
     name: str
     built: Construction
@@ -134,10 +138,10 @@ class Run:
 
 
 class BySize(BoardBuilder):
-    """`small` on boards of fewer than `cells` cells, `large` on the others: the portfolio races the
-    beam where it wins or ties (boards of 10 x 10 to 12 x 12) and gives its core to the backtracker on
-    Eternity II's 256 cells, where the beam's board is 5-6 joins behind and every 464 was the
-    backtracker's (benchmarks/log/bench_eternity2.md)."""
+    """`small` on boards of fewer than `cells` cells, `large` on the others: the portfolio runs the beam
+    beside the backtracker where it wins or ties (boards of 10 x 10 to 12 x 12) and gives its core to
+    the backtracker on Eternity II's 256 cells, where the beam's board is 5-6 joins behind and every 464
+    was the backtracker's (benchmarks/log/bench_eternity2.md)."""
 
     rectangles = True
 
