@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -21,7 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = 8.0  # seconds from the signal to the exit: a stop, not a budget's or a phase's end
-WAIT = 15.0  # seconds after the start: Python, Hydra and the kernels loaded, the run in its phase
+WAIT = 15.0  # seconds after the start of a run that says nothing until its end (task=exact): in its phase
+SETTLE = 3.0  # seconds after the line that opens the cell's phase: its kernels loaded, the run in its loop
 FOREVER = str(10**12)
 NO_TIME = f"budget.evaluations={FOREVER}"  # a budget that outlasts the test, in evaluations only
 WIDE = ["optimizer.width=20000", "optimizer.max_width=2000000"]  # a beam of a minute, 1 GB
@@ -44,6 +46,37 @@ CELLS = {
     "exact count": ([*E8, "task=exact", f"task.max_nodes={FOREVER}"], "count"),
     "colour_sweep build": (["puzzle=edge_matching", "task=colour_sweep", "optimizer=breaks"], "build"),
 }
+
+
+# the stderr line after which a cell's run is in its phase (SETTLE seconds on); None: WAIT seconds from
+# the start (task=exact prints nothing before its end); every other cell: the run's first line, its
+# budget (plateau_lns's refine follows a beam of milliseconds)
+MARKS = {"portfolio refine": "breaks: ", "backtrack search": None, "exact count": None}
+OPENS = "budget: "
+
+
+def in_phase(run: subprocess.Popen, cell: str) -> tuple[list[str], list[str], list[threading.Thread]]:
+    """Wait until the cell's run is in its phase: its MARKS line (on stdout or stderr) and SETTLE seconds
+    more, or WAIT seconds for a run that prints nothing before its end. Returns the stdout and stderr
+    lines so far and the threads that read on until the run ends (join them: then the lists are whole)."""
+    out: list[str] = []
+    err: list[str] = []
+    readers = [
+        threading.Thread(target=lambda s=s, t=t: t.extend(s), daemon=True)
+        for s, t in ((run.stdout, out), (run.stderr, err))
+    ]
+    for reader in readers:
+        reader.start()
+    mark = MARKS.get(cell, OPENS)
+    if mark is None:
+        time.sleep(WAIT)
+        return out, err, readers
+    deadline = time.time() + 120
+    while not any(line.startswith(mark) for line in [*out, *err]) and run.poll() is None:
+        assert time.time() < deadline, f"no {mark!r} line in 120 s: {out} {err}"
+        time.sleep(0.05)
+    time.sleep(SETTLE)
+    return out, err, readers
 
 
 def started(args: list[str], run_dir: Path) -> subprocess.Popen:
@@ -120,10 +153,12 @@ def test_an_interrupt_keeps_the_best_so_far_in_every_phase(tmp_path, cell, timed
     exact = "task=exact" in settings
     budget = ("task.seconds=600" if exact else "budget.seconds=600") if timed else ("" if exact else NO_TIME)
     run = started([*board, *settings, *([budget] if budget else [])], tmp_path)
-    time.sleep(WAIT)
-    assert run.poll() is None, f"{cell} ended before it was signalled: {run.communicate()}"
+    out_lines, err_lines, readers = in_phase(run, cell)
+    assert run.poll() is None, f"{cell} ended before it was signalled: {out_lines} {err_lines}"
     took = interrupt(run, deliveries)
-    out, err = run.communicate()
+    for reader in readers:
+        reader.join(timeout=30)
+    out, err = "".join(out_lines), "".join(err_lines)
     assert run.returncode == 130, out + err
     assert "Traceback" not in err and "without a record" not in err, err
     assert took < PROMPT, f"{cell} took {took:.1f} s to stop"
