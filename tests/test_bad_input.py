@@ -170,8 +170,47 @@ def _as_main(argv: list[str]) -> None:
     runpy.run_module("experiments.run", run_name="__main__", alter_sys=True)
 
 
+FRESH = """
+import pickle, sys
+call = pickle.loads(sys.stdin.buffer.read())
+try:
+    call()
+except SystemExit as exit_:
+    if not (isinstance(exit_.code, int) or exit_.code is None):
+        print(exit_.code, file=sys.stderr)
+    raise SystemExit(exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1)
+"""
+
+
+def _decoded(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
+    )
+
+
+def threads_launched() -> bool:
+    """Has this process started numba's parallel threads? GNU OpenMP's cannot be forked: a forked
+    child that runs a parallel kernel is killed ("fork() called from a process already using GNU
+    OpenMP"), so `forked` then runs the call in a fresh interpreter instead."""
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    return bool(parallel is not None and parallel._is_initialized)
+
+
 def forked(call: Callable[[], object], folder: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    """`call()` in a forked child, as its entry point: (returncode, stdout, stderr) as a subprocess's."""
+    """`call()` in a forked child, as its entry point: (returncode, stdout, stderr) as a subprocess's.
+    In a fresh interpreter (the call pickled by cloudpickle) once this process has started numba's
+    parallel threads, which a forked child cannot use."""
+    if threads_launched():
+        import cloudpickle
+
+        done = subprocess.run(
+            [sys.executable, "-c", FRESH],
+            input=cloudpickle.dumps(call),
+            cwd=ROOT,
+            capture_output=True,
+            timeout=timeout,
+        )
+        return _decoded(done)
     out, err = folder / "fork.stdout", folder / "fork.stderr"
     sys.stdout.flush()
     sys.stderr.flush()

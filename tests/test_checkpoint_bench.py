@@ -38,6 +38,7 @@ def test_the_documented_command_parses():
     assert (args.seconds, args.stops, args.seeds, args.puzzle) == (600.0, (180.0, 360.0), (0,), "eternity2")
 
 
+@pytest.mark.slow  # runs the app several times: the longer checks
 def test_a_short_run_is_stopped_continued_and_rescored(capsys):
     """Breaks on a 10 x 10 board for 16 s, stopped at 7 s and 13 s of wall time (each start past
     Python's start, about 3 s): three starts, the later two continued from the checkpoint, the

@@ -186,6 +186,7 @@ def test_breaks_under_a_seconds_budget_gets_the_time_left_and_its_restarts(tmp_p
     assert int(final.group(2).replace(",", "")) > nodes
 
 
+@pytest.mark.slow  # several runs each: the longer checks
 @needs_fork
 @pytest.mark.parametrize(
     "stop, at",

@@ -95,6 +95,7 @@ def test_a_continued_chain_run_gets_the_time_left(tmp_path):
 PUZZLE = Eternity2Like(n=8)
 
 
+@pytest.mark.slow  # several runs each: the longer checks
 @pytest.mark.parametrize(
     "optimizer",
     [

@@ -155,6 +155,7 @@ def study_lab(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow  # runs the app several times: the longer checks
 def test_the_pages_study_is_one_folder_the_app_finds_and_runs(study_lab: Path):
     """Its smoke version runs from the copy as the page says (no file outside its folder changed), each
     run writes its table and record, and the sweep's report.md ends with the study's section."""
@@ -183,6 +184,7 @@ def test_the_pages_study_is_one_folder_the_app_finds_and_runs(study_lab: Path):
     )
 
 
+@pytest.mark.slow  # runs the app several times: the longer checks
 def test_the_pages_study_is_listed_and_refuses_a_bad_setting_in_one_line(study_lab: Path):
     shown = outside_app(study_lab, "experiments.run", "--help")
     assert shown.returncode == 0, shown.stderr

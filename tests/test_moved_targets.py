@@ -59,6 +59,7 @@ def old_run(request, tmp_path_factory) -> tuple[str, Path, Path]:
     return task, base / "now", base / "old"
 
 
+@pytest.mark.slow  # runs the app several times: the longer checks
 def test_an_old_run_folder_reports_as_a_new_one_does(old_run):
     task, now, old = old_run
     for folder in (now, old):
@@ -72,6 +73,7 @@ def test_an_old_run_folder_reports_as_a_new_one_does(old_run):
     assert (old / "report.md").read_text().count("\n## ") == (now / "report.md").read_text().count("\n## ")
 
 
+@pytest.mark.slow  # runs the app several times: the longer checks
 def test_an_old_run_folder_reproduces(old_run):
     task, _, old = old_run
     proc = app(str(old / "run"), module="experiments.reproduce")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import optuna
 import pandas as pd
+import pytest
 import yaml
 
 from experiments.racing import RacingTrial, in_force
@@ -46,6 +47,7 @@ def states(folder: Path) -> dict[int, str]:
     return {t.number: t.state.name for t in study.get_trials()}
 
 
+@pytest.mark.slow  # runs the app several times: the longer checks
 def test_a_tied_trial_stops_after_the_set_tests_and_says_why(tmp_path):
     # the elitist defaults: first test after 4 runs, two tests without elimination, so 5 runs of 8
     table = sweep(tmp_path, "task.race_survivors=1").set_index("trial")
@@ -66,6 +68,7 @@ def test_a_tied_trial_stops_after_the_set_tests_and_says_why(tmp_path):
     assert best["best_params"] == {"optimizer.chunk": int(table.loc[0, "optimizer.chunk"])}
 
 
+@pytest.mark.slow  # runs the app several times: the longer checks
 def test_no_trial_stops_as_tied_before_the_study_has_its_survivors(tmp_path):
     extra = ("task.race_survivors=2", "task.race_after=2", "task.race_ties=3")
     table = sweep(tmp_path, *extra).set_index("trial")

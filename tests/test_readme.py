@@ -252,6 +252,7 @@ RUN: dict[str, list[str]] = {
 # composes each (test_long_command_composes), so a renamed key or group still fails in minutes.
 LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the queries read HELD_OUT's runs
     "python -m experiments.run +experiment=pentomino_ga_vs_2opt",
+    "python -m experiments.run +experiment=tune_sa_eternity2_like task.race=elitist",
     "python -m experiments.run +experiment=packing_suite",
     "python -m experiments.run +experiment=colour_sweep",
     "python -m experiments.run +experiment=calendar date=2026-11-21",
