@@ -196,11 +196,14 @@ def threads_launched() -> bool:
     return bool(parallel is not None and parallel._is_initialized)
 
 
-def forked(call: Callable[[], object], folder: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+def forked(
+    call: Callable[[], object], folder: Path, timeout: float = 120, fresh_ok: bool = False
+) -> subprocess.CompletedProcess:
     """`call()` in a forked child, as its entry point: (returncode, stdout, stderr) as a subprocess's.
-    In a fresh interpreter (the call pickled by cloudpickle) once this process has started numba's
-    parallel threads, which a forked child cannot use."""
-    if threads_launched():
+    `fresh_ok` (a call that sets up all it needs itself, not relying on this process's patches): in a
+    fresh interpreter (the call pickled by cloudpickle) once this process has started numba's parallel
+    threads, which a forked child that runs a parallel kernel cannot use."""
+    if fresh_ok and threads_launched():
         import cloudpickle
 
         done = subprocess.run(

@@ -71,7 +71,7 @@ def run(args: list[str], folder: Path, stop_at: int | None = None):
             LiveLine.seen = seen  # type: ignore[method-assign]
         _as_main(args)
 
-    return forked(call, folder)
+    return forked(call, folder, fresh_ok=True)  # the child sets its own hook
 
 
 def row(folder: Path) -> pd.Series:

@@ -99,7 +99,7 @@ def app(args: list[str], folder: Path, stop: str | None = None, at: int = 0):
             LiveLine.seen = seen  # type: ignore[method-assign]
         _as_main([*args, "progress=false", f"hydra.run.dir={folder}"])
 
-    return forked(call, folder, timeout=300)
+    return forked(call, folder, timeout=300, fresh_ok=True)  # the child's hooks are its own
 
 
 def note(stderr: str) -> str:
