@@ -202,7 +202,7 @@ RUN: dict[str, list[str]] = {
         *("--seconds", "16", "--stops", "7,13", "--puzzle", "eternity2_like", "--set", "puzzle.n=10"),
         *("--set", "optimizer.width=50", "--set", "optimizer.max_width=500", "--no-baseline"),
     ],
-    "python -m benchmarks.bench_tuning": ["--smoke"],
+    "python -m benchmarks.bench_tuning": ["--smoke", "--races", "elitist"],  # one raced study
     "python -m benchmarks.bench_hardness": ["--n", "5", "--smoke"],
     "python -m benchmarks.bench_launchers": ["--seeds", "1", "--evaluations", "100", "--repeats", "1"],
     "python -m benchmarks.bench_exact_edge speed": ["--nodes", "10000", "--repeats", "1"],
