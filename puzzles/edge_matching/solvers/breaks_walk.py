@@ -462,6 +462,17 @@ def _next_check(nodes, node_cap, abandon_nodes):
     return check_at
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _back_up(i, fixed, cells, used, piece_of, board):
+    """Back up from a complete board: depth i - 1, its piece (unless pre-placed) lifted and free again."""
+    i -= 1
+    if fixed[i] < 0:
+        lift = cells[i]
+        used[piece_of[board[lift]]] = 0
+        board[lift] = -1
+    return i
+
+
 @numba.njit(cache=True, nogil=True)
 def _walk(geometry, lists, state, lists2, caps, stop, outs, regs):
     """`_restart`'s walk from depth 0 of the board `_prepare` set up (`state`): `_dive` between events,
@@ -488,11 +499,7 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs):
         i, fresh, node_cap = regs[AT_DEPTH], regs[FRESH] != 0, regs[NODE_CAP]
         check_at = _next_check(nodes, node_cap, abandon_nodes)
         if not fresh:  # a complete board: back up
-            i -= 1
-            if fixed[i] < 0:
-                lift = cells[i]
-                lists2[3][piece_of[board[lift]]] = 0
-                board[lift] = -1
+            i = _back_up(i, fixed, cells, lists2[3], piece_of, board)
     else:
         nodes, last_complete, cap, n_kept = 0, 0, fewer - 1, 0
         best, deep, deep_brk, deep_seen = 1 << 30, -1, 0, -1
@@ -552,10 +559,6 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs):
                 return nodes, best, deep, deep_brk, exhausted, n_kept
             check_at = _next_check(nodes, node_cap, abandon_nodes)
         if not fresh:  # a complete board: back up
-            i -= 1
-            if fixed[i] < 0:
-                lift = cells[i]
-                lists2[3][piece_of[board[lift]]] = 0
-                board[lift] = -1
+            i = _back_up(i, fixed, cells, lists2[3], piece_of, board)
     regs[STATUS], regs[NODES] = ENDED, nodes
     return nodes, best, deep, deep_brk, exhausted, n_kept
