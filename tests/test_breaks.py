@@ -215,9 +215,14 @@ def test_small_boards_get_no_quota_and_big_ones_the_probes_choice():
     assert small.quota == () and "chosen of" not in small.note
     tables = Tables(Eternity2(), "staircase", None, None)
     stop = np.zeros(1, np.int64)
-    chosen, probes = Breaks(seed=2, threads=2).choose_quota(tables, stop, (3_000_000, 160), None)
+    # seed 1's first 48 triples take no probe to depth 160: alone, they left the run without a quota
+    probe = Breaks(seed=1, threads=2, probe_batches=1).choose_quota
+    first, probes = probe(tables, stop, (3_000_000, 160), None)
+    assert first == [] and len(probes) == 48 + 6 * 4 and max(run.deepest for run in probes) < 160
+    chosen, probes = Breaks(seed=1, threads=2).choose_quota(tables, stop, (3_000_000, 160), None)
     assert len(chosen) == 3 and chosen[0] in range(1, 6) and set(chosen[1:]) <= set(range(6, 23))
-    assert len(probes) == 48 + 6 * 4 and max(run.deepest for run in probes) >= 160
+    assert len(probes) == 2 * 48 + 6 * 4  # a second batch, and a triple of it passed
+    assert max(run.deepest for run in probes[:48]) < 160 <= max(run.deepest for run in probes[48:96])
 
 
 @pytest.mark.slow

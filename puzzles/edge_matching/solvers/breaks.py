@@ -16,7 +16,7 @@ What is in it (the project's own code, after the public descriptions in issue 33
     fits with one break; never a break on a join along the rim (a frame colour); a join with a
     pre-placed piece above or to the right is checked per candidate; at most one break per cell;
   * a break schedule by depth: the depths at which the next break unlocks (default SCHEDULE,
-    Verhaard's 12 and four more, for 256 cells, scaled by the board's cells; Blackwood's 10 left the
+    Verhaard's 12 and five more, for 256 cells, scaled by the board's cells; Blackwood's 10 left the
     search too shallow for 60 s); once the run holds a board of b unmatched joins, every restart looks
     only for boards of fewer breaks (Verhaard's solver hunted only better boards);
   * restarts: each reshuffles the candidate lists (the opening included) from its own seed and stops
@@ -90,6 +90,7 @@ PROBE_ROUNDS = (1, 4)  # restarts per candidate in the first round, and for the 
 PROBE_KEEP = 6
 PROBE_NODES = 4_000_000  # placements per probe restart
 PROBE_SHARE = 0.25  # the probes' share of a time limit, at most
+PROBE_BATCHES = 5  # batches of PROBE_COLOURS triples drawn at most, while no probe reaches the abandon depth
 
 
 def whole_numbers(name: str, value: object, minimum: int, meaning: str) -> list[int]:
@@ -204,6 +205,8 @@ class Breaks(BoardBuilder):
             restarts have fixed shares.
         value_order: each cell's candidates "shuffled" per restart, or "quota": the most quota-colour
             sides first, shuffled among ties (Blackwood's order).
+        probe_batches: batches of PROBE_COLOURS quota triples drawn at most while no probe restart
+            reaches the abandon depth (on Eternity II seeds 1-4 the first batch held none such).
 
     Its work counts placements (nodes).
     """
@@ -226,6 +229,7 @@ class Breaks(BoardBuilder):
     extend_depth: int | None = None
     extend_nodes: int = 0
     value_order: str = "shuffled"
+    probe_batches: int = PROBE_BATCHES
 
     name = "breaks"  # class attributes, not fields (no annotation): what every solver declares
     work_unit = "node"
@@ -249,8 +253,14 @@ class Breaks(BoardBuilder):
             "ladder",
             "tail_cells",
             "extend_nodes",
+            "probe_batches",
         ):
-            _whole(name, getattr(self, name), 0, optional=name in ("abandon_depth", "ladder"))
+            _whole(
+                name,
+                getattr(self, name),
+                1 if name == "probe_batches" else 0,
+                optional=name in ("abandon_depth", "ladder"),
+            )
         _whole("extend_depth", self.extend_depth, 1, optional=True)
         for name in ("rim_breaks", "parity"):
             if not isinstance(getattr(self, name), bool):
@@ -284,26 +294,26 @@ class Breaks(BoardBuilder):
         finished: Callable[[tuple[int, int, int], RestartRun], None] | None = None,
     ) -> tuple[list[int], list[RestartRun]]:
         """The quota colours that take short restarts deepest: PROBE_COLOURS triples drawn from the
-        seed get PROBE_ROUNDS[0] restarts each, the best PROBE_KEEP of them PROBE_ROUNDS[1] more; each
+        seed get PROBE_ROUNDS[0] restarts each (while none reaches the abandon depth, another batch,
+        probe_batches in all), the best PROBE_KEEP of them PROBE_ROUNDS[1] more; each
         restart ends after PROBE_NODES placements (or at abandon). Ranked by the summed deepest depth
         (most colour triples leave no restart past a few rows: the ramp asks too much of them). No
         quota when the chosen triple took no probe restart to the abandon depth (boards whose colours
         all run along the frame, such as the seed's pseudo Eternity II). Every probe's seed and cap
         are fixed, so the choice does not depend on threads (under a time limit, unless it runs out).
-        Under a node budget the probes take at most a quarter of it.
+        Under a node budget one batch's probes take at most a quarter of it.
 
         `done`: the probes a run this one continues had ended, by (round, candidate, repeat): not run
         again. `finished(job, run)` is told of every probe that ends (one an interrupt cut short is
         run again by a continued run: it is not told)."""
-        restarts = PROBE_COLOURS * PROBE_ROUNDS[0] + PROBE_KEEP * PROBE_ROUNDS[1]
+        restarts = PROBE_COLOURS * PROBE_ROUNDS[0] + PROBE_KEEP * PROBE_ROUNDS[1]  # one batch's
         cap = PROBE_NODES if budget is None else max(1, min(PROBE_NODES, budget // (4 * restarts)))
         abandon = (min(abandon[0], cap), abandon[1])
         rng = np.random.default_rng(self.seed)
-        candidates = [tables.draw_quota(int(rng.integers(1 << 62))) for _ in range(PROBE_COLOURS)]
+        candidates: list[list[int]] = []
         runs: list[RestartRun] = []
-        depth_sum = dict.fromkeys(range(len(candidates)), 0)
-        alive = list(depth_sum)
-        passed = dict.fromkeys(alive, False)
+        depth_sum: dict[int, int] = {}
+        passed: dict[int, bool] = {}
         done = {} if done is None else done
 
         def probe(job: tuple[int, int, int], seed: int) -> RestartRun | None:
@@ -319,18 +329,30 @@ class Breaks(BoardBuilder):
                 finished(job, replace(run, walk=None))
             return run
 
-        with ThreadPoolExecutor(max_workers=max(1, self.threads)) as pool:
-            for round_, (restarts, keep) in enumerate(zip(PROBE_ROUNDS, (PROBE_KEEP, 1), strict=True)):
-                jobs = [(round_, c, r) for c in alive for r in range(restarts)]
-                seeds = [self.seed * 1_000_003 - 1 - (round_ * 1_000 + r) * 1_000 - c for _, c, r in jobs]
-                ended = list(pool.map(probe, jobs, seeds))
-                runs += [run for run in ended if run is not None]
-                for (_, c, _), run in zip(jobs, ended, strict=True):
-                    if run is None:
-                        continue
+        def measure(round_: int, alive: list[int], restarts: int) -> None:
+            jobs = [(round_, c, r) for c in alive for r in range(restarts)]
+            seeds = [self.seed * 1_000_003 - 1 - (round_ * 1_000 + r) * 1_000 - c for _, c, r in jobs]
+            ended = list(pool.map(probe, jobs, seeds))
+            runs.extend(run for run in ended if run is not None)
+            for (_, c, _), run in zip(jobs, ended, strict=True):
+                if run is not None:
                     depth_sum[c] += run.deepest
                     passed[c] |= run.deepest >= abandon[1]
-                alive = sorted(alive, key=lambda c: (-depth_sum[c], c))[:keep]
+
+        with ThreadPoolExecutor(max_workers=max(1, self.threads)) as pool:
+            # a seed's draw may hold no triple that takes a probe to the abandon depth (so on Eternity
+            # II with seed 1): another batch rather than a run without a quota
+            for _ in range(self.probe_batches):
+                batch = [len(candidates) + i for i in range(PROBE_COLOURS)]
+                candidates += [tables.draw_quota(int(rng.integers(1 << 62))) for _ in batch]
+                depth_sum.update(dict.fromkeys(batch, 0))
+                passed.update(dict.fromkeys(batch, False))
+                measure(0, batch, PROBE_ROUNDS[0])
+                if any(passed.values()) or stop[0]:
+                    break
+            alive = sorted(depth_sum, key=lambda c: (-depth_sum[c], c))[:PROBE_KEEP]
+            measure(1, alive, PROBE_ROUNDS[1])
+            alive = sorted(alive, key=lambda c: (-depth_sum[c], c))[:1]
         return (candidates[alive[0]] if passed[alive[0]] else []), runs
 
     def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> BreaksConstruction:

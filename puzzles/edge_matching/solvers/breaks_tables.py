@@ -27,10 +27,13 @@ from puzzles.edge_matching.solvers.breaks_walk import (
 )
 
 BLACKWOOD = (201, 206, 211, 216, 221, 225, 229, 233, 237, 239)  # his unlock depths on 256 cells (470)
-# The default: Verhaard's 468 array (12 breaks by depth 240) and one more every 3 cells to the end. On
-# the official set, 60 s on one core, seed 0: 459 matched joins, nodes peaking at depth 194; Blackwood's
-# 10 breaks gave 457 and a peak at depth 160 (too few breaks for 60 s: the search stays shallow).
-SCHEDULE = (193, 202, 209, 214, 218, 222, 226, 229, 232, 235, 238, 240, 243, 246, 249, 252)
+# The default: Verhaard's 468 array (12 breaks by depth 240) and five more to depth 252. On the official
+# set, 60 s on one core, seed 0: 459 matched joins, nodes peaking at depth 194; Blackwood's 10 breaks
+# gave 457 and a peak at depth 160 (too few breaks for 60 s: the search stays shallow). The 17th (at
+# 244) lets the walk itself complete boards of 463 (480 - 17), as eii counted them: on the ladder
+# (bench_eternity2 ladder, seed 0, 180 s) 1,440 boards an hour at 463 or better against the 16's 140,
+# with the 17th unlocked at 241-247; at 230 or 254, or with an 18th, fewer.
+SCHEDULE = (193, 202, 209, 214, 218, 222, 226, 229, 232, 235, 238, 240, 243, 244, 246, 249, 252)
 FINISH_LOCK = threading.Lock()
 # Blackwood's colour quota: by depth d (of 256) at least c of the sides of his three colours (one frame,
 # two inner: 124 sides, if of 24, 50 and 50) are placed; scaled to the board's cells and the chosen
