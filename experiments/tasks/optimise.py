@@ -216,8 +216,16 @@ def summary_line(row: dict[str, Any], run_dir: Path) -> str:
         best = f"best {int(matched)} of {joins} joins matched ({row['best']:g} unmatched)" + (
             f"; known optimum {joins - int(optimum)}" if optimum is not None else ""
         )
+    spent = [plural(int(row["evaluations"]), "evaluation")] if _known(row.get("evaluations")) else []
+    spent += [f"{row['seconds']:.2f} s"] if _known(row.get("seconds")) else []
+    after = f" after {', '.join(spent)}" if spent else ""
     return (
-        f"{row['puzzle']} | {row['optimizer']} | seed {row['seed']}: {best} after "
-        f"{plural(int(row['evaluations']), 'evaluation')}, {row['seconds']:.2f} s ({row['stop_reason']}) "
+        f"{row['puzzle']} | {row['optimizer']} | seed {row['seed']}: {best}{after} ({row['stop_reason']}) "
         f"-> {run_dir}"
     )
+
+
+def _known(value: Any) -> bool:
+    """A record's cell holds a value: a record cut short (a run whose files could not be written, one
+    read back) may lack its evaluations or seconds, or hold None or NaN there."""
+    return value is not None and not pd.isna(value)

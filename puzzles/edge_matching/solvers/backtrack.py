@@ -21,7 +21,8 @@ optimum is far from 0 (e.g. random colours on every side) make each deepening st
 `solve_exact` takes plain arrays: a turn table table[p, r, s], the colour side s ([left, top,
 right, bottom]) of piece p shows in its r-th allowed clockwise quarter turn; a result gives, per
 cell, the piece and its turns. `Backtrack` is the constructive solver built from config
-(`optimizer=backtrack`): `solve(puzzle) -> layout`, on any `core.faces.ConstructivePuzzle`.
+(`optimizer=backtrack`): `solve(puzzle) -> layout`, on any `core.faces.ConstructivePuzzle`. The
+deepening step's compiled kernel is backtrack_kernel.py; where each step starts, backtrack_setup.py.
 """
 
 from __future__ import annotations
@@ -29,26 +30,23 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from core import interrupt
 from core.errors import InputError
 from core.faces import Construction, ConstructivePuzzle
-from puzzles.edge_matching.board import (
-    DC,
-    DR,
-    EMPTY,
-    grey_patterns,
-    neighbours,
-    unmatched_edge,
-    unmatched_join,
-)
+from puzzles.edge_matching.board import unmatched_edge
+
+# STOP_EVERY, Setup and _by_key moved out with the kernel and the setup; callers still import them here
+from puzzles.edge_matching.solvers.backtrack_kernel import STOP_EVERY as STOP_EVERY
+from puzzles.edge_matching.solvers.backtrack_kernel import _search
+from puzzles.edge_matching.solvers.backtrack_setup import Setup as Setup
+from puzzles.edge_matching.solvers.backtrack_setup import _by_key as _by_key
+from puzzles.edge_matching.solvers.backtrack_setup import _index, deepening, setup
 from puzzles.edge_matching.solvers.base import BoardBuilder, alarm, threads_available
 from puzzles.edge_matching.solvers.beam import Beam, beam_search
 from puzzles.edge_matching.solvers.perfect_search import Board, search
 
-STOP_EVERY = 4096  # nodes between two looks at a time limit's flag
 HEDGE_CELLS = 100  # up to 10 x 10: the scan order chosen by estimate, the two best in turns, then one split
 
 
@@ -65,257 +63,6 @@ class ExactResult:
     priced: int = 0  # candidates priced: a piece in one turn, tried in one cell
     stop_reason: str = "finished"  # "finished" (optimum proved), "max_nodes" or "seconds" (gave up)
     order: str = ""  # the scan order of the perfect search that found a perfect board (or proved none)
-
-
-@numba.njit(cache=True, nogil=True)
-def _cost(cell, p, r, n, m, piece, rot, table):
-    """Inner edges of `cell` that placing piece p (turned r) there dooms, counted once each.
-
-    An edge fails when its sides differ or carry 0; a 0 facing an empty cell already dooms the
-    edge, so it is counted now and not again when the neighbour comes.
-    """
-    row, col, bad = cell // m, cell % m, 0
-    for s in range(4):
-        rr, cc = row + DR[s], col + DC[s]
-        if rr < 0 or rr >= n or cc < 0 or cc >= m:
-            continue
-        q, a = rr * m + cc, table[p, r, s]
-        if piece[q] == EMPTY:
-            bad += a == 0  # unmatched whatever comes
-            continue
-        b = table[piece[q], rot[q], (s + 2) % 4]
-        bad += (b != 0) & unmatched_join(a, b)  # a 0 there was counted when it was placed
-    return bad
-
-
-@numba.njit(cache=True, nogil=True)
-def _open_zeros(cell, p, r, n, m, piece, rot, table):
-    """How placing piece p (turned r) in `cell` changes the open grey joins: grey sides facing an empty
-    cell (a doomed edge that one more grey side can join at no cost). Its greys towards empty cells
-    open one each; a neighbour's grey side towards `cell` is closed."""
-    row, col, change = cell // m, cell % m, 0
-    for s in range(4):
-        rr, cc = row + DR[s], col + DC[s]
-        if rr < 0 or rr >= n or cc < 0 or cc >= m:
-            continue
-        q = rr * m + cc
-        if piece[q] == EMPTY:
-            change += table[p, r, s] == 0
-        else:
-            change -= table[piece[q], rot[q], (s + 2) % 4] == 0
-    return change
-
-
-@numba.njit(cache=True, nogil=True)
-def _doomed(cells, piece, rot, table, n, m):
-    """Inner edges the pieces in `cells` already doom, each counted once (placed in turn; any order)."""
-    board, bad = np.full_like(piece, EMPTY), 0
-    for cell in cells:
-        bad += _cost(cell, piece[cell], rot[cell], n, m, board, rot, table)
-        board[cell] = piece[cell]
-    return bad
-
-
-@numba.njit(cache=True, nogil=True)
-def _needed(cell, side, m, piece, rot, table, any_colour):
-    """The colour `side` ([left, top]) of `cell` must carry to match its filled neighbour, else any_colour."""
-    row, col = cell // m, cell % m
-    rr, cc = row + DR[side], col + DC[side]
-    if rr < 0 or cc < 0 or piece[rr * m + cc] == EMPTY:
-        return any_colour
-    q = rr * m + cc
-    b = table[piece[q], rot[q], (side + 2) % 4]
-    return any_colour if b == 0 else b  # a 0 there already doomed the edge
-
-
-@numba.njit(cache=True, nogil=True)
-def _candidates(cell, slack, m, piece, rot, table, starts):
-    """(first, end) in the candidate index: with no slack left, only turns matching left and top."""
-    width = int(np.sqrt(starts.shape[0] - 1))
-    a = b = width - 1
-    if slack == 0:
-        a = _needed(cell, 0, m, piece, rot, table, width - 1)
-        b = _needed(cell, 1, m, piece, rot, table, width - 1)
-    key = a * width + b
-    return starts[key], starts[key + 1]
-
-
-@numba.njit(cache=True, nogil=True)
-def _search(
-    k,
-    cells,
-    piece,
-    rot,
-    used,
-    twin,
-    skip_turn,
-    zeros,
-    border,
-    table,
-    n,
-    m,
-    base,
-    z0,
-    b0,
-    o0,
-    starts,
-    entries,
-    want,
-    pattern,
-    max_nodes,
-    stop,
-):
-    """Depth-first search for a board with <= k unmatched edges: (1 found, 0 none, -1 out of nodes, -2
-    stopped by `stop[0]` (a time limit; read every STOP_EVERY nodes); nodes; candidates priced).
-
-    Under Eternity II's rules `want[cell]` is the cell's off-board sides (bits) and only orients whose
-    grey sides (`pattern`) are exactly those are tried; -1: any orient."""
-    f, turns = cells.shape[0], table.shape[1]
-    nxt = np.zeros(f + 1, dtype=np.int64)
-    end = np.zeros(f + 1, dtype=np.int64)
-    bad = np.zeros(f + 1, dtype=np.int64)
-    zl = np.zeros(f + 1, dtype=np.int64)
-    bl = np.zeros(f + 1, dtype=np.int64)
-    zo = np.zeros(f + 1, dtype=np.int64)
-    bad[0], zl[0], bl[0], zo[0] = base, z0, b0, o0
-    nxt[0], end[0] = _candidates(cells[0], k - base, m, piece, rot, table, starts)
-    d, nodes, priced = 0, 0, 0
-    while d >= 0:
-        if d == f:
-            return 1, nodes, priced
-        cell, placed = cells[d], False
-        while nxt[d] < end[d] and not placed:
-            p, r = entries[nxt[d]] // turns, entries[nxt[d]] % turns
-            nxt[d] += 1
-            if used[p] or (twin[p] >= 0 and not used[twin[p]]) or skip_turn[p, r]:
-                continue
-            if want[cell] >= 0 and pattern[p * turns + r] != want[cell]:
-                continue
-            priced += 1
-            z, b = zl[d] - zeros[p], bl[d] - border[cell]
-            o = zo[d] + _open_zeros(cell, p, r, n, m, piece, rot, table)
-            cost = bad[d] + _cost(cell, p, r, n, m, piece, rot, table)
-            if cost + (max(z - b - o, 0) + 1) // 2 <= k:
-                piece[cell], rot[cell], used[p] = p, r, True
-                bad[d + 1], zl[d + 1], bl[d + 1], zo[d + 1] = cost, z, b, o
-                placed = True
-        nodes += 1
-        if nodes > max_nodes:
-            return -1, nodes, priced
-        if nodes % STOP_EVERY == 0 and stop[0] != 0:
-            return -2, nodes, priced
-        if placed:
-            d += 1
-            if d < f:
-                nxt[d], end[d] = _candidates(cells[d], k - bad[d], m, piece, rot, table, starts)
-        else:
-            d -= 1
-            if d >= 0:
-                used[piece[cells[d]]], piece[cells[d]] = False, EMPTY
-    return 0, nodes, priced
-
-
-def _by_key(table: np.ndarray, orients: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Orients (piece * turns + turn) listed under (group, left colour, top colour), each colour also
-    under 'any'; key (group * width + a) * width + b, width = colours + 2, 'any' = width - 1.
-
-    `entries[starts[key]:starts[key + 1]]` lists a key's orients in the order given (sorting, not
-    Python lists: a board of 300 colours has 100,000 keys per group).
-    """
-    width = int(table.max()) + 2
-    p, r = np.divmod(orients, table.shape[1])
-    a, b = table[p, r, 0], table[p, r, 1]
-    keys = np.concatenate([(group * width + x) * width + y for x in (a, width - 1) for y in (b, width - 1)])
-    order = np.argsort(keys, kind="stable")  # a key gets orients from one of the four blocks only
-    size = (int(group.max(initial=0)) + 1) * width * width
-    starts = np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=size))]).astype(np.int64)
-    return starts, np.tile(orients, 4)[order].astype(np.int64)
-
-
-def _index(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Candidates by (left colour, top colour), either of which may be 'any' (`_by_key`, one group)."""
-    orients = np.arange(table.shape[0] * table.shape[1])
-    return _by_key(table, orients, np.zeros_like(orients))
-
-
-def _symmetries(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """twin[p]: an earlier identical piece (use identical pieces in list order); turns that repeat one."""
-    twin = np.full(len(table), -1, dtype=np.int64)
-    first: dict[tuple, int] = {}
-    for p, row in enumerate(map(tuple, table[:, 0])):
-        twin[p] = first.get(row, -1)
-        first[row] = p
-    skip = np.zeros(table.shape[:2], dtype=np.bool_)
-    for r in range(1, table.shape[1]):
-        skip[:, r] = (table[:, :r] == table[:, r : r + 1]).all(axis=2).any(axis=1)
-    return twin, skip
-
-
-@dataclass
-class Setup:
-    """Where both searches start: the board with its pre-placed pieces (piece, rot, used), the cells
-    left to fill (`todo`), the inner edges they already doom (`base`), each piece's grey sides
-    (`zeros`), each cell's off-board sides (`border`) and their totals over the free pieces and cells
-    (`z0`, `b0`), and the symmetries (`_symmetries`)."""
-
-    table: np.ndarray
-    piece: np.ndarray
-    rot: np.ndarray
-    used: np.ndarray
-    todo: np.ndarray
-    base: int
-    zeros: np.ndarray
-    border: np.ndarray
-    z0: int
-    b0: int
-    twin: np.ndarray
-    skip: np.ndarray
-    want: np.ndarray
-    pattern: np.ndarray
-    o0: int = 0
-
-
-def setup(table, n: int, preplaced=None, grey_rule: bool = False, m: int | None = None) -> Setup:
-    """A fresh start for `_search` (it fills the board it is given); `grey_rule`: only legal boards
-    under Eternity II's rules (grey sides exactly on the rim), `want` and `pattern`."""
-    m = n if m is None else m
-    table = np.ascontiguousarray(table, dtype=np.int64)
-    if table.ndim != 3 or table.shape[0] != n * m or table.shape[2] != 4:
-        raise ValueError(
-            f"need an ({n * m}, turns, 4) turn table for a {n} x {m} board, got shape {table.shape}"
-        )
-    twin, skip = _symmetries(table)
-    given = np.asarray(preplaced if preplaced is not None else [], dtype=np.int64).reshape(-1, 3)
-    piece, rot = np.full(n * m, EMPTY, np.int64), np.zeros(n * m, np.int64)
-    used = np.zeros(len(table), np.bool_)
-    piece[given[:, 0]], rot[given[:, 0]], used[given[:, 1]] = given[:, 1], given[:, 2], True
-    base = _doomed(np.flatnonzero(piece != EMPTY), piece, rot, table, n, m)
-    todo = np.flatnonzero(piece == EMPTY)
-    zeros = (table[:, 0] == 0).sum(axis=1).astype(np.int64)
-    pattern, cell_pattern = grey_patterns(table, n, m)
-    border = (neighbours(n, m) < 0).sum(axis=1).astype(np.int64)
-    z0, b0 = int(zeros[~used].sum()), int(border[todo].sum())
-    want = cell_pattern if grey_rule else np.full(n * m, -1, dtype=np.int64)
-    nb = neighbours(n, m)
-    shown = table[piece, rot]
-    o0 = sum(  # pre-placed grey sides facing an empty cell: doomed edges another grey side may join
-        int(shown[x, side] == 0)
-        for x in np.flatnonzero(piece != EMPTY)
-        for side in range(4)
-        if nb[x, side] >= 0 and piece[nb[x, side]] == EMPTY
-    )
-    return Setup(
-        table, piece, rot, used, todo, int(base), zeros, border, z0, b0, twin, skip, want, pattern.ravel(), o0
-    )
-
-
-def deepening(
-    s: Setup, n: int, m: int, k: int, index, max_nodes: int, stop: np.ndarray
-) -> tuple[int, int, int]:
-    """`_search` from `s` for a board with at most k unmatched edges: (status, nodes, candidates priced)."""
-    starts, entries = index
-    args = (k, s.todo, s.piece, s.rot, s.used, s.twin, s.skip, s.zeros, s.border, s.table, n, m, s.base)
-    return _search(*args, s.z0, s.b0, s.o0, starts, entries, s.want, s.pattern, max_nodes, stop)
 
 
 def solve_exact(

@@ -32,7 +32,9 @@ nodes are the same on any number of threads.
     probe.py    order probing: an order's tree estimated by random dives (`tree_estimate`)
     walks.py    the compiled walks and the look-ahead's books
     generated.py  a walk written per board and order, compiled by numba and cached (issue 56)
-    tables.py   a board's search tables (`Board`, its order chosen by `estimate_orders`), an `Answer`
+    tables.py   a board's search tables (`Board`, its order chosen by `estimate_orders`)
+    candidates.py  how the candidate lists are laid out for the walks (sentinels, piece sets, twins)
+    answer.py   what a search proved (`Answer`)
     jobs.py     the tree split into jobs, run on threads and read back in order
     turns.py    two orders walked in turns for a first board (`search(portfolio=True)`)
 """
@@ -47,6 +49,7 @@ import numpy as np
 from core import interrupt
 from puzzles.edge_matching.solvers.base import threads_available
 from puzzles.edge_matching.solvers.perfect_search import turns
+from puzzles.edge_matching.solvers.perfect_search.answer import Answer
 from puzzles.edge_matching.solvers.perfect_search.jobs import (
     found_before,
     read_answer,
@@ -55,7 +58,7 @@ from puzzles.edge_matching.solvers.perfect_search.jobs import (
     start_timer,
 )
 from puzzles.edge_matching.solvers.perfect_search.orders import AUTO, ORDERS
-from puzzles.edge_matching.solvers.perfect_search.tables import Answer, Board, estimate_orders
+from puzzles.edge_matching.solvers.perfect_search.tables import Board, estimate_orders
 from puzzles.edge_matching.solvers.perfect_search.walks import _replay
 from puzzles.edge_matching.solvers.perfect_search.watch import Watch
 

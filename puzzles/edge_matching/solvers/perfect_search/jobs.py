@@ -9,7 +9,8 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import numpy as np
 
-from puzzles.edge_matching.solvers.perfect_search.tables import Answer, Board
+from puzzles.edge_matching.solvers.perfect_search.answer import Answer
+from puzzles.edge_matching.solvers.perfect_search.tables import Board
 from puzzles.edge_matching.solvers.perfect_search.walks import _replay
 
 JOBS = 256  # jobs the tree is split into: enough that the threads of a large machine finish together

@@ -1,18 +1,22 @@
 """The perfect search's board tables (`Board`), built once per board: the scan order, candidate lists
-keyed by every known side (ended by sentinels; as sets of pieces on boards of at most 64), twins, the
-symmetry kept out and the look-ahead's books; and what a search proved (`Answer`)."""
+keyed by every known side (ended by sentinels; as sets of pieces on boards of at most 64: laid out by
+candidates.py), twins, the symmetry kept out and the look-ahead's books. What a search proved
+(`Answer`) is answer.py's."""
 
 from __future__ import annotations
 
 import threading
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import InputError
 from puzzles.edge_matching.board import grey_patterns, neighbours
 from puzzles.edge_matching.solvers.perfect_search import generated, probe
+
+# Answer moved to answer.py; callers still import it here
+from puzzles.edge_matching.solvers.perfect_search.answer import Answer as Answer
+from puzzles.edge_matching.solvers.perfect_search.candidates import _classes, _piece_sets, _sentinel_lists
 from puzzles.edge_matching.solvers.perfect_search.orders import AUTO, ORDERS
 from puzzles.edge_matching.solvers.perfect_search.walks import (
     NONE,
@@ -45,88 +49,6 @@ def _side_kind(pattern: int, s: int, turns: int) -> int:
         a = grey[0] if (grey[0] + 1) % 4 == grey[1] else grey[1]  # greys on a and a + 1
         return {(a + 2) % 4: CW, (a + 3) % 4: CCW}.get(s, -1)
     return -1
-
-
-def _sentinel_lists(counts: list[np.ndarray], entries: list[np.ndarray], pieces: int):
-    """(starts, entries) laid out for the walk: each group's lists (`counts` entries per key, `entries` in
-    key order) one after another, each ended by a sentinel entry (piece `pieces`, never blocked); an
-    empty list starts at the shared sentinel, entry 0. starts[group base + key]: where a list starts."""
-    sentinel = np.array([[pieces, 0]], np.int64)
-    starts, laid, at = [], [sentinel], 1
-    for count, entry in zip(counts, entries, strict=True):
-        ends = np.cumsum(count)
-        first = ends - count
-        listed = count > 0
-        group_starts = np.zeros(len(count), np.int64)
-        group_starts[listed] = (
-            at + first[listed] + np.cumsum(listed)[listed] - 1
-        )  # a sentinel per list before
-        starts.append(group_starts)
-        for k in np.flatnonzero(listed):
-            laid += [entry[first[k] : ends[k]], sentinel]
-        at += len(entry) + int(listed.sum())
-    pairs = np.concatenate(laid).astype(np.int64)
-    return (np.concatenate(starts) if starts else np.zeros(0, np.int64)), pairs
-
-
-def _piece_sets(starts: np.ndarray, piece_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(members, rank, first) for `_walk_sets`: each list's pieces as bits, where its pieces' first entries
-    begin in `first`, and those entries (the sentinel entry 0 stands at first[0], never read)."""
-    sentinel = int(piece_of[0])
-    members = np.zeros(len(starts), np.uint64)
-    rank = np.zeros(len(starts), np.int64)
-    first = [0]
-    for key, i in enumerate(starts):
-        rank[key] = len(first)
-        last = -1
-        while piece_of[i] != sentinel:
-            p = int(piece_of[i])
-            if p != last:
-                members[key] |= np.uint64(1) << np.uint64(p)
-                first.append(int(i))
-                last = p
-            i += 1
-    return members, rank, np.array(first, np.int64)
-
-
-def _classes(table: np.ndarray, free: np.ndarray) -> np.ndarray:
-    """twin[p]: the free piece before p that is the same piece (up to a turn it may take), else -1."""
-    twin = np.full(len(table), NONE, np.int64)
-    last: dict[tuple, int] = {}
-    for p in map(int, np.flatnonzero(free)):
-        key = min(tuple(row) for row in table[p])
-        twin[p] = last.get(key, NONE)
-        last[key] = p
-    return twin
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What a search proved: `count` distinct perfect boards (all of them when `complete`; at least
-    that many otherwise), the first `boards` in search order as (piece, turns) per cell, the nodes
-    walked (and the pieces placed) and the time; `stop_reason` "finished" (the whole tree), "limit" (enough boards),
-    "max_nodes" or "seconds". `symmetry`: the boards each one found stands for (its turns)."""
-
-    count: int
-    boards: list[tuple[np.ndarray, np.ndarray]]
-    nodes: int
-    seconds: float
-    stop_reason: str
-    symmetry: int = 1
-    jobs: int = 1
-    order: str = ""  # the scan order whose walk found the first board (or proved there is none)
-    placements: int = 0  # the pieces placed: the community's node, a census's checksum (walks.py)
-    busy: float = 1.0  # the share of the threads' time in jobs (`search`'s `busy`)
-    compile_seconds: float = 0.0  # of `seconds`: writing and compiling (or loading) a generated walk
-
-    @property
-    def complete(self) -> bool:
-        return self.stop_reason == "finished"
-
-    @property
-    def none(self) -> bool:
-        """Proved: no perfect board."""
-        return self.complete and self.count == 0
 
 
 class Board:

@@ -11,8 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from core import interrupt
+from puzzles.edge_matching.solvers.perfect_search.answer import Answer
 from puzzles.edge_matching.solvers.perfect_search.jobs import start_timer
-from puzzles.edge_matching.solvers.perfect_search.tables import Answer, Board
+from puzzles.edge_matching.solvers.perfect_search.tables import Board
 
 SLICE = 1 << 22  # nodes an order walks in `in_turns` before the other's turn (about 50 ms)
 HEDGE_ROUNDS = 32  # `search`'s portfolio walks the two best orders in turns this long (~1.5 s), then splits
