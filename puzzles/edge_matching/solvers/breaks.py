@@ -40,7 +40,8 @@ What is in it (the project's own code, after the public descriptions in issue 33
     and counts as an unbroken run, under a time limit with the time left.
 
     breaks_tables.py  the fill orders, the schedule and quota ramp, a board's kernel tables (`Tables`)
-    breaks_walk.py    the compiled restart and the greedy completion
+    breaks_walk.py    the compiled restart (its walk)
+    breaks_finish.py  the greedy and the exact completion of its partial boards
     breaks_restarts.py  the restarts under way, shared by the threads, and what a checkpoint keeps of them
     breaks.py         the solver (`Breaks`): its settings, the quota probes and the restarts on threads
 """

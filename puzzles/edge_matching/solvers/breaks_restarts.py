@@ -16,8 +16,9 @@ import numpy as np
 
 from core import checkpoint, interrupt, progress
 from core.faces import Construction, ConstructivePuzzle
+from puzzles.edge_matching.solvers.breaks_finish import _complete, _unmatched
 from puzzles.edge_matching.solvers.breaks_tables import RestartRun, Tables
-from puzzles.edge_matching.solvers.breaks_walk import BEST, NODES, _complete, _unmatched
+from puzzles.edge_matching.solvers.breaks_walk import BEST, NODES
 
 if TYPE_CHECKING:
     from puzzles.edge_matching.solvers.breaks import Breaks
