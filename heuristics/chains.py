@@ -6,10 +6,12 @@ driver hands it the evaluations used and the (evaluation index, value) of every 
 evaluation budget stops exactly, traces stay exact and the clock is read only between chunks.
 
 Checkpoints (issue 58): between two epochs every chain's state is whole (its boards, counters,
-settings and generator, `Chain.state`), so that is where a run that keeps a checkpoint saves it and
-stops; `start_chains` rebuilds the chains from it in a continued run, which then goes on bit for bit
-under an evaluation budget. A built start is built on a `core.checkpoint` stage: a builder that keeps
-its state there (the break backtracker) goes on from it when the run stopped while it built.
+settings and generator, `Chain.state`), and so is the between-epoch repair's (the large step's
+generator, `Repair.state`), so that is where a run that keeps a checkpoint saves them and stops;
+`start_chains` rebuilds the chains and `run_chains` the repair from it in a continued run, which then
+goes on bit for bit under an evaluation budget. A built start is built on a `core.checkpoint` stage:
+a builder that keeps its state there (the break backtracker) goes on from it when the run stopped
+while it built.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -199,7 +201,17 @@ def _resumed(
     return chain
 
 
-Repair = Callable[[Chain, int | None], list[tuple[int, int]]]
+class Repair(Protocol):
+    """The step run on every chain between epochs, with a state of its own beside the chains' (its
+    generator): a checkpoint keeps it, so a continued run takes the steps the unbroken run takes."""
+
+    def __call__(self, chain: Chain, left: int | None) -> list[tuple[int, int]]: ...
+
+    def state(self) -> Any: ...
+
+    def resume(self, state: Any) -> None: ...
+
+
 Pace = Callable[[Objective, Sequence[Chain]], None]
 
 
@@ -220,15 +232,16 @@ def run_chains(
     are counted in moves, never in time, so a seed gives the same run on any machine and load.
     Evaluation indices count the chains' moves as if they took turns, one move each, so a
     parallel run's trace and budget read like a single chain's. Before each epoch the run's
-    checkpoint, if it keeps one, may save the chains and the epoch count (`Objective.checkpoint`:
-    every 30 s, and where a stop ends the run); a continued run starts at the epoch it saved.
+    checkpoint, if it keeps one, may save the chains, the repair's state and the epoch count
+    (`Objective.checkpoint`: every 30 s, and where a stop ends the run); a continued run starts at the
+    epoch it saved.
     """
     pool = ThreadPoolExecutor(len(chains)) if len(chains) > 1 else None
     saved = objective.restored
     try:
-        epoch = saved["epoch"] if isinstance(saved, dict) and "chains" in saved else 0
+        epoch = _resume(saved, repair)
         while True:
-            objective.checkpoint(partial(_snapshot, chains, epoch))
+            objective.checkpoint(partial(_snapshot, chains, epoch, repair))
             if pace is not None:
                 pace(objective, chains)
             shares = _shares(chunk, objective.evaluations_left(), len(chains))
@@ -247,9 +260,21 @@ def run_chains(
             pool.shutdown()
 
 
-def _snapshot(chains: Sequence[Chain], epoch: int) -> dict[str, Any]:
-    """What a checkpoint keeps of the chains at the top of an epoch."""
-    return {"chains": [chain.state() for chain in chains], "epoch": epoch}
+def _resume(saved: Any, repair: Repair | None) -> int:
+    """The epoch a run starts at (0, or the one its checkpoint saved), the repair put back as it was.
+
+    A checkpoint saved before the repair's state was kept has none: its run goes on, not bit for bit."""
+    if not (isinstance(saved, dict) and "chains" in saved):
+        return 0
+    if repair is not None and "repair" in saved:
+        repair.resume(saved["repair"])
+    return saved["epoch"]
+
+
+def _snapshot(chains: Sequence[Chain], epoch: int, repair: Repair | None = None) -> dict[str, Any]:
+    """What a checkpoint keeps of the chains (and their repair) at the top of an epoch."""
+    kept = {"chains": [chain.state() for chain in chains], "epoch": epoch}
+    return kept if repair is None else kept | {"repair": repair.state()}
 
 
 def _total(chains: Sequence[Chain]) -> int:

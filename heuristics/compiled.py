@@ -11,15 +11,16 @@ run is the same for a seed whatever the machine: epochs are counted in moves, ne
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 
 from core.errors import InputError
 from core.faces import Face
 from core.objective import Objective
-from heuristics.chains import Chain, Pace, Start, face_of, run_chains, start_chains
+from heuristics.chains import Chain, Pace, Repair, Start, face_of, run_chains, start_chains
 from heuristics.kernels import SA_PERIOD
 
 CHUNK = 1 << 18  # priced moves between two looks at the clock: about 0.1 s
@@ -69,7 +70,7 @@ class Chains:
         """What to set on every chain before each epoch, from the run so far (None: nothing)."""
         return None
 
-    def repair(self, face, rng: np.random.Generator):
+    def repair(self, face, rng: np.random.Generator) -> Repair | None:
         """The step run on every chain between epochs (None: none)."""
         return None
 
@@ -196,20 +197,39 @@ class HybridVLNS(CompiledSA):
         _positive(steps=steps, size=size)
         self.steps, self.size = steps, size
 
-    def repair(self, face, rng: np.random.Generator):
+    def repair(self, face, rng: np.random.Generator) -> Repair:
         if face.repair is None:
             raise InputError(
                 f"optimizer={self.name} needs a puzzle whose face offers a large step; "
                 "use optimizer=sa_compiled"
             )
-        repair_rng = np.random.default_rng(rng.integers(2**62))
+        return LargeStep(np.random.default_rng(rng.integers(2**62)), self.steps, self.size)
 
-        def repair(chain: Chain, left: int | None) -> list[tuple[int, int]]:
-            if left is not None and left < self.steps * self.size**2:
-                return []
-            return chain.repair(repair_rng, self.steps, self.size)
 
-        return repair
+class LargeStep:
+    """The face's large step, `steps` repairs of `size` cells, run on every chain in turn between
+    epochs, all drawing from one generator (`rng`).
+
+    Why its state is kept: a checkpoint saves the generator with the chains (`state`) and a continued
+    run puts it back (`resume`), so the continued run takes the unbroken run's steps, bit for bit.
+    """
+
+    def __init__(self, rng: np.random.Generator, steps: int, size: int):
+        self.rng, self.steps, self.size = rng, steps, size
+
+    def __call__(self, chain: Chain, left: int | None) -> list[tuple[int, int]]:
+        """The step on `chain`; none once the evaluations `left` could not pay for a whole one."""
+        if left is not None and left < self.steps * self.size**2:
+            return []
+        return chain.repair(self.rng, self.steps, self.size)
+
+    def state(self) -> Mapping[str, Any]:
+        """The generator's state (a copy, as numpy hands it out)."""
+        return self.rng.bit_generator.state
+
+    def resume(self, state: Mapping[str, Any]) -> None:
+        """Draw on from a checkpoint's `state` of the generator."""
+        self.rng.bit_generator.state = state
 
 
 class WindowLNS(Chains):
