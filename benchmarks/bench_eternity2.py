@@ -58,6 +58,7 @@ from functools import partial
 
 import numba
 import numpy as np
+from hydra.errors import ConfigCompositionException
 
 from benchmarks import flags
 from benchmarks.eternity2_ladder import _settings, bench_ladder, bench_parity, bench_walk, new_plot, save_plot
@@ -67,7 +68,7 @@ from core.errors import InputError
 from core.space import Budget
 from experiments.api import config
 from experiments.build import build
-from experiments.overrides import options
+from experiments.overrides import one_line, options
 from experiments.pairing import as_optimizer, local_search_face
 from heuristics.chains import warm_up
 from heuristics.compiled import Chains, CompiledSA
@@ -118,9 +119,14 @@ def bench_speed(repeats: int) -> None:
 
 def optimizer_named(name: str, chains: int, settings: tuple[str, ...] | list[str] = ()):
     """An optimiser from its config (configs/optimizer/<name>.yaml), with `chains` chains if compiled
-    and `settings` ("period=2.1e8") overriding its own."""
+    and `settings` ("period=2.1e8", a nested one as "breaks.schedule=[200,210]") overriding its own; a
+    setting it does not take is one line, as the app says it (a moved one: where it is now)."""
     overrides = ([f"optimizer.chains={chains}"] if chains > 1 else []) + [f"optimizer.{s}" for s in settings]
-    return build(config(optimizer=name, overrides=overrides).optimizer, "optimizer")
+    try:
+        cfg = config(optimizer=name, overrides=overrides)
+    except ConfigCompositionException as err:
+        raise InputError(one_line(err, [f"optimizer={name}", *overrides])) from None
+    return build(cfg.optimizer, "optimizer")
 
 
 def run_once(puzzle, optimizer, seconds: float, seed: int, target: float | None = None):
@@ -539,7 +545,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
             type=flags.setting,
             default=[],
             metavar="[OPTIMIZER:]NAME=VALUE",
-            help="an optimizer setting, e.g. period=2.1e8, or portfolio:threads=1 for one optimizer (repeatable)",
+            help="an optimizer setting, e.g. period=2.1e8, or portfolio:threads=1 for one optimizer "
+            "(portfolio:breaks.schedule=[200,210]: its backtracker's; repeatable)",
         )
     args = parser.parse_args(argv)
     commands = {"official": official, "beam": beam, "anytime": anytime_, "generated": generated}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hydra.errors import InstantiationException
@@ -50,6 +51,11 @@ def build(node: DictConfig, what: str) -> Any:
         cause = err.__cause__
         if isinstance(cause, InputError):
             raise cause from None
+        unexpected = re.search(r"unexpected keyword argument '(\w+)'", str(cause))
+        key = unexpected.group(1) if unexpected else ""
+        moved = getattr(named_class(node), "moved", {}).get(key)
+        if moved:  # a setting that moved (a saved run's config, `+optimizer.schedule=...`): where it is now
+            raise InputError(f"{what}.{key} is now {what}.{moved}") from None
         first = str(err).strip().splitlines()[0]
         if cause is not None:  # Hydra's first line names the class; the cause says what went wrong
             first = f"{first.rstrip(':')}: {type(cause).__name__}: {str(cause).strip().splitlines()[0]}"

@@ -155,8 +155,9 @@ def first_of_each(overrides: list[Override]) -> list[str]:
     ]
 
 
-def settings_of(path: str, overrides: list[str]) -> str:
-    """The settings a config node takes, for the error that names an unknown one."""
+def node_of(path: str, overrides: list[str]) -> DictConfig | None:
+    """The config node at `path` as the command line's group choices compose it (its other settings left
+    out: the one that failed among them)."""
     choices = [
         o
         for o in overrides
@@ -165,8 +166,22 @@ def settings_of(path: str, overrides: list[str]) -> str:
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         cfg = compose("config", overrides=choices)
     node = OmegaConf.select(cfg, path) if path else cfg
+    return node if isinstance(node, DictConfig) else None
+
+
+def settings_of(path: str, overrides: list[str]) -> str:
+    """The settings a config node takes, for the error that names an unknown one."""
+    node = node_of(path, overrides)
     keys = [k for k in node if not str(k).startswith("_")] if node is not None else []
     return ", ".join(map(str, keys))
+
+
+def moved_to(path: str, key: str, overrides: list[str]) -> str | None:
+    """Where a setting the component at `path` no longer takes went ("optimizer.schedule is now
+    optimizer.breaks.schedule"), from its class's `moved` ({old key: new key}); None if it names none."""
+    node = node_of(path, overrides) if path else None
+    moved = getattr(named_class(node), "moved", {}).get(key)
+    return f"{path}.{key} is now {path}.{moved}" if moved else None
 
 
 def one_line(err: Exception, overrides: list[str]) -> str:
@@ -174,6 +189,9 @@ def one_line(err: Exception, overrides: list[str]) -> str:
     cause = err.__cause__
     if isinstance(cause, (ConfigAttributeError, ConfigKeyError)) and cause.full_key:
         parent, _, key = cause.full_key.rpartition(".")
+        moved = moved_to(parent, key, overrides)
+        if moved:
+            return moved
         where = parent or "the config"
         takes = settings_of(parent, overrides)
         return (

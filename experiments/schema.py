@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import MISSING, Field, dataclass, field, fields, make_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -128,9 +128,37 @@ def register(config_dir: Path = CONFIG_DIR) -> None:
     """
     store = ConfigStore.instance()
     for (group, name), target in component_targets(config_dir).items():
-        schema: Any = builds(component(target, config_dir), populate_full_signature=True)
-        store.store(group=f"schema/{group}", name=name, node=schema)
+        store.store(group=f"schema/{group}", name=name, node=schema_of(component(target, config_dir)))
     store.store(group="schema/budget", name="budget", node=BudgetConf)
+
+
+def schema_of(cls: type) -> Any:
+    """A component's schema: the dataclass `hydra_zen.builds` makes from its signature, where each setting
+    it composes (`composes`: {setting: (a class, the settings the component sets itself)}) is a nested
+    node of that class's own settings, their defaults shown (so `optimizer.breaks.schedule=[200,210]`
+    is checked when composed, as any setting is, and a key the class does not take is refused)."""
+    schema: Any = builds(cls, populate_full_signature=True)
+    nested = [
+        (setting, node, field(default_factory=node))
+        for setting, (part, own) in getattr(cls, "composes", {}).items()
+        for node in [settings_schema(part, own)]
+    ]
+    return make_dataclass(schema.__name__, nested, bases=(schema,)) if nested else schema
+
+
+def settings_schema(cls: type, own: Sequence[str] = ()) -> type:
+    """The settings of `cls` but `own` as a dataclass without `_target_`: built into a mapping (the
+    composing component builds `cls` from it), typed and defaulted as `cls`'s own schema."""
+    built: Any = builds(cls, populate_full_signature=True, zen_exclude=tuple(own))
+    kept = [(f.name, f.type, _same_default(f)) for f in fields(built) if f.name != "_target_"]
+    return make_dataclass(f"{cls.__name__}Settings", kept)
+
+
+def _same_default(found: Field) -> Any:
+    """A new field with the default (or default factory) of `found`."""
+    if found.default_factory is MISSING:
+        return field(default=found.default)
+    return field(default_factory=found.default_factory)
 
 
 def settings_of(group: str, name: str, config_dir: Path = CONFIG_DIR) -> dict[str, Any]:

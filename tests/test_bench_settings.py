@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from benchmarks import flags, timing
-from benchmarks.bench_eternity2 import BEAM_ALONE, settings_for
+from benchmarks.bench_eternity2 import BEAM_ALONE, optimizer_named, settings_for
 
 HUGE = str(2**63)  # one past what the kernels and the run records hold
 
@@ -30,7 +30,12 @@ BAD = [  # (benchmark, flags, what the one line must name)
     ("bench_exact_edge", "speed --repeats 0", "argument --repeats"),
     ("bench_eternity2", "sweep --boards 8", "argument --boards"),
     ("bench_eternity2", "generated --seed-from -1", "argument --seed-from"),
-    ("bench_eternity2", "official --set bogus=3", "--method hybrid_vlns --set bogus=3: Could not override"),
+    ("bench_eternity2", "official --set bogus=3", "--set bogus=3: optimizer has no setting 'bogus'"),
+    (
+        "bench_eternity2",
+        "anytime --methods portfolio --set portfolio:schedule=[200,210]",
+        "optimizer.schedule is now optimizer.breaks.schedule",
+    ),
     ("bench_eternity2", "ladder --set abandon_nodes=x", "argument --set"),
     ("bench_eternity2", "ladder --set bogus=3", "'bogus' is no setting of breaks"),
     ("bench_interrupts", "--cells bogus", "argument --cells: unknown cells 'bogus'"),
@@ -233,3 +238,10 @@ def test_a_named_setting_reaches_only_its_optimiser():
     assert settings_for("portfolio", sets) == ["finish_width=20", "schedule=[1,2]", "threads=1"]
     assert settings_for("breaks", sets) == ["finish_width=20", "schedule=[1,2]"]
     assert settings_for("beam", sets) == ["finish_width=20", "schedule=[1,2]", "width=3", *BEAM_ALONE]
+
+
+def test_a_portfolios_backtracker_takes_its_settings_through_set():
+    sets = ["portfolio:breaks.schedule=[210,200]", "portfolio:breaks.probe_batches=1", "beam:width=3"]
+    portfolio = optimizer_named("portfolio", 1, settings_for("portfolio", sets))
+    breaks = portfolio.start.large  # the backtracker alone, on boards of beam_below cells or more
+    assert (breaks.schedule, breaks.probe_batches, breaks.threads) == ((200, 210), 1, 2)

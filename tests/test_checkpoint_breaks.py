@@ -35,8 +35,9 @@ PROBED = ["puzzle=eternity2_like", "puzzle.n=10"]  # 100 cells: the quota's prob
 BREAKS = ["optimizer=breaks", "optimizer.restart_nodes=100000", "optimizer.finish_width=20"]
 NODES = "budget.evaluations=1"  # one board, no time limit: optimizer.max_nodes is the budget
 PORTFOLIO = [
-    *("optimizer=portfolio", "optimizer.breaks_nodes=600000", "optimizer.restart_nodes=100000"),
-    *("optimizer.finish_width=20", "optimizer.width=50", "optimizer.max_width=500", "optimizer.chunk=16384"),
+    *("optimizer=portfolio", "optimizer.breaks.max_nodes=600000", "optimizer.breaks.restart_nodes=100000"),
+    *("optimizer.breaks.finish_width=20", "optimizer.width=50", "optimizer.max_width=500"),
+    "optimizer.chunk=16384",
 ]
 
 
@@ -210,8 +211,8 @@ def test_portfolio_stopped_and_run_again_ends_as_an_unbroken_run(tmp_path, stop,
 def test_portfolio_under_a_seconds_budget_gets_the_time_left(tmp_path, warm):
     folder = tmp_path / "timed"
     folder.mkdir()
-    args = [*PROBED, "optimizer=portfolio", "optimizer.beam=false", "optimizer.finish_width=20"]
-    args += ["optimizer.restart_nodes=200000", "budget.seconds=5"]
+    args = [*PROBED, "optimizer=portfolio", "optimizer.beam=false", "optimizer.breaks.finish_width=20"]
+    args += ["optimizer.breaks.restart_nodes=200000", "budget.seconds=5"]
     stopped = app(args, folder, "ms", 1500)  # in the backtracker's 4 s
     assert stopped.returncode == 130 and (folder / FILE).is_file(), stopped.stderr
     again = app(args, folder)

@@ -28,7 +28,10 @@ FOREVER = str(10**12)
 NO_TIME = f"budget.evaluations={FOREVER}"  # a budget that outlasts the test, in evaluations only
 WIDE = ["optimizer.width=20000", "optimizer.max_width=2000000"]  # a beam of a minute, 1 GB
 SMALL = ["optimizer.width=50", "optimizer.max_width=500"]  # a beam of milliseconds
-QUICK_START = ["optimizer.breaks_nodes=400000", "optimizer.restart_nodes=100000", "optimizer.finish_width=20"]
+QUICK_START = [
+    *("optimizer.breaks.max_nodes=400000", "optimizer.breaks.restart_nodes=100000"),
+    "optimizer.breaks.finish_width=20",
+]
 E8 = ["puzzle=eternity2_like", "puzzle.n=8"]  # a perfect board is minutes away
 
 # name: (the run's settings, the phase the signal lands in)
@@ -36,7 +39,7 @@ CELLS = {
     "breaks build": (["optimizer=breaks", f"optimizer.max_nodes={FOREVER}"], "build"),
     "beam build": (["optimizer=beam", *WIDE], "build"),
     "portfolio build": (
-        ["optimizer=portfolio", *WIDE, f"optimizer.breaks_nodes={FOREVER}"],
+        ["optimizer=portfolio", *WIDE, f"optimizer.breaks.max_nodes={FOREVER}"],
         "concurrent build",
     ),
     "portfolio refine": (["optimizer=portfolio", *QUICK_START, *SMALL], "refine"),

@@ -162,11 +162,11 @@ RUN: dict[str, list[str]] = {
         "budget.evaluations=1",
     ],
     "python -m experiments.run puzzle=eternity2 optimizer=portfolio budget.seconds=600": [
-        "optimizer.breaks_nodes=400000",
+        "optimizer.breaks.max_nodes=400000",
         "optimizer.width=50",  # without a time limit the racing beam runs at its full width
         "optimizer.max_width=500",
-        "optimizer.restart_nodes=100000",
-        "optimizer.finish_width=20",
+        "optimizer.breaks.restart_nodes=100000",
+        "optimizer.breaks.finish_width=20",
         "budget.seconds=null",
         "budget.evaluations=50000",
     ],

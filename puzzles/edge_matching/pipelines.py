@@ -18,7 +18,9 @@ the end of a run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import fields, replace
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -36,7 +38,14 @@ from puzzles.edge_matching.solvers.breaks import Breaks
 from puzzles.edge_matching.solvers.concurrent import BySize
 
 PIPELINE_BEAM = Beam(width=200_000, max_width=20_000_000)  # the beam a pipeline starts from, by default
-BREAKS = Breaks()  # the backtracker's own defaults (restart_nodes, finish_width), which portfolio keeps
+BREAKS_OWN = ("seed", "threads")  # the Breaks settings a portfolio sets itself: the run's seed, its threads
+MOVED = {  # portfolio settings that were its own before issue 57 -> where they are now
+    "restart_nodes": "breaks.restart_nodes",
+    "breaks_nodes": "breaks.max_nodes",
+    "schedule": "breaks.schedule",
+    "finish_width": "breaks.finish_width",
+    "quota": "breaks.quota",
+}
 BEAM_BELOW = 256  # portfolio runs the beam beside the backtracker on boards of fewer cells; on Eternity II's it does not win
 
 
@@ -187,41 +196,45 @@ class PlateauLNS(Chains):
 class Portfolio(PlateauLNS):
     """Both cores, two phases, defaults for 10 minutes on two cores. First, within `breaks_share` of a
     time budget, on boards of fewer than `beam_below` cells, two builders at once (`solvers.breaks_and_beam`): the break
-    backtracker (`threads` - 1 restarting at
-    once, at least one; each restart `restart_nodes` placements, `schedule` of breaks, completed by a
-    beam of `finish_width`, the colour `quota` chosen by probes unless given; or `breaks_nodes`
-    placements in all: a node budget, so the same seed gives the same board on any machine) and, on
-    a thread of its own unless `beam` is false, the beam alone (plateau_lns's beam: `width`,
-    `max_width`, as wide as the time allows; at their full width without a time limit, so set them
-    small for a quick node-budget run), whose thread then runs another backtracker, restarts of its
-    own, for the time left (`BestOfConcurrent`'s spare); the best board wins. Then `chains` plateau_lns
-    chains, one per core, walk from it, handing the best board to any chain doing worse every
-    `exchange` epochs. Why 0.8: with the colour quota the backtracker made every best board of the 10-minute
-    runs on Eternity II (464); the chains keep what it built and walk for the rest. Why the beam
-    beside it: on generated boards of 10 x 10 to 12 x 12 the two are equal on average and each
-    misses by a join where the other does not (benchmarks/bench_eternity2.py); on Eternity II the
-    backtracker's board is 2-6 joins better, and once the beam is done (240 s of 480 in ten minutes)
-    its thread is the backtracker's too. So on boards of `beam_below` cells or more (Eternity II's
-    256) the backtracker takes every thread from the start: the 10-minute runs with it on both threads
-    made 464, 464, 464 where the backtracker beside the beam made 464, 463, 464.
+    backtracker (`threads` - 1 restarting at once, at least one) and, on a thread of its own unless
+    `beam` is false, the beam alone (plateau_lns's beam: `width`, `max_width`, as wide as the time
+    allows; at their full width without a time limit, so set them small for a quick node-budget run),
+    whose thread then runs another backtracker, restarts of its own, for the time left
+    (`BestOfConcurrent`'s spare); the best board wins. Then `chains` plateau_lns chains, one per core,
+    walk from it, handing the best board to any chain doing worse every `exchange` epochs.
+
+    `breaks`: the backtracker's settings, any of `Breaks`' but `seed` and `threads` (the run's seed and
+    the portfolio's threads), as a mapping; null or {}: its own defaults (`Breaks`). E.g.
+    `optimizer.breaks.max_nodes=400000` (a node budget: the same seed gives the same board on any
+    machine), `optimizer.breaks.schedule=[200,210]`, `optimizer.breaks.probe_batches=1`. Why composed,
+    not re-listed: one `Breaks` is built and checked by its own rules, the threads' variants are copies
+    of it (`dataclasses.replace`), and every setting the backtracker gains is a portfolio's at once.
+
+    Why 0.8: with the colour quota the backtracker made every best board of the 10-minute runs on
+    Eternity II (464); the chains keep what it built and walk for the rest. Why the beam beside it: on
+    generated boards of 10 x 10 to 12 x 12 the two are equal on average and each misses by a join where
+    the other does not (benchmarks/bench_eternity2.py); on Eternity II the backtracker's board is 2-6
+    joins better, and once the beam is done (240 s of 480 in ten minutes) its thread is the
+    backtracker's too. So on boards of `beam_below` cells or more (Eternity II's 256) the backtracker
+    takes every thread from the start: the 10-minute runs with it on both threads made 464, 464, 464
+    where the backtracker beside the beam made 464, 463, 464.
     """
 
     name = "portfolio"
     default_seconds = 600.0  # its defaults are sized for 10 minutes on two cores
+    # experiments/schema.py makes `breaks` a nested setting of Breaks' own (their defaults shown)
+    composes: ClassVar[dict[str, tuple[type, tuple[str, ...]]]] = {"breaks": (Breaks, BREAKS_OWN)}
+    moved: ClassVar[dict[str, str]] = MOVED  # overrides.py and build.py say where an old setting went
 
     def __init__(
         self,
         breaks_share: float = 0.8,
         threads: int = 2,
-        restart_nodes: int | None = BREAKS.restart_nodes,
-        breaks_nodes: int | None = None,
+        breaks: Mapping[str, Any] | None = None,
         beam: bool = True,
         beam_below: int = BEAM_BELOW,
         width: int = PIPELINE_BEAM.width,
         max_width: int | None = PIPELINE_BEAM.max_width,
-        schedule: Sequence[int] | None = None,
-        finish_width: int = BREAKS.finish_width,
-        quota: Sequence[int] | None = None,
         operators: Sequence[str] = OPERATORS,
         moves: float = 100.0,
         temperature: float = 1.0,
@@ -248,19 +261,38 @@ class Portfolio(PlateauLNS):
             raise InputError(f"optimizer.threads must be a whole number >= 1, got {threads!r}")
         if isinstance(beam_below, bool) or not isinstance(beam_below, int) or beam_below < 0:
             raise InputError(f"optimizer.beam_below must be a whole number >= 0 (cells), got {beam_below!r}")
-        settings = {
-            "restart_nodes": restart_nodes,
-            "max_nodes": breaks_nodes,
-            "schedule": None if schedule is None else list(schedule),
-            "finish_width": finish_width,
-            "quota": None if quota is None else list(quota),
-        }
-        alone = Breaks(threads=threads, **settings)  # type: ignore[arg-type]
+        backtracker = backtracker_of(breaks)
+        alone = replace(backtracker, threads=threads)
         if isinstance(self.start, Beam):
-            both = breaks_and_beam(Breaks(threads=max(1, threads - 1), **settings), self.start)  # type: ignore[arg-type]
+            both = breaks_and_beam(replace(backtracker, threads=max(1, threads - 1)), self.start)
             self.start = BySize(both, alone, beam_below)
         else:
             self.start = alone
+
+
+def backtracker_of(breaks: Mapping[str, Any] | None) -> Breaks:
+    """The portfolio's one `Breaks`, built from `optimizer.breaks` and checked by its own rules (its
+    errors name the setting where a portfolio takes it: optimizer.breaks.<name>)."""
+    if breaks is None:
+        breaks = {}
+    takes = [f.name for f in fields(Breaks) if f.name not in BREAKS_OWN]
+    if not isinstance(breaks, Mapping):
+        raise InputError(
+            f"optimizer.breaks must be a mapping of the backtracker's settings, e.g. "
+            f"{{schedule: [200, 210]}}, got {breaks!r}"
+        )
+    for key in breaks:
+        if key in BREAKS_OWN:
+            raise InputError(
+                f"optimizer.breaks.{key} is the portfolio's own: "
+                + ("set optimizer.threads" if key == "threads" else "the run's seed seeds it (seed=...)")
+            )
+        if key not in takes:
+            raise InputError(f"optimizer.breaks has no setting {key!r}; it takes: {', '.join(takes)}")
+    try:
+        return Breaks(**breaks)
+    except InputError as err:
+        raise InputError(str(err).replace("optimizer.", "optimizer.breaks.")) from None
 
 
 def operator_stats(chains: Sequence[Chain]) -> dict[str, dict[str, int]]:
