@@ -27,7 +27,7 @@ EXTEND_DEPTH = 252 / 256  # libblackwood extends a restart that sets a new deepe
 OPEN_CELLS = (
     16  # the ladder's distinct prefixes: boards alike but in their last 16 cells (eii's last row) count once
 )
-PROBE_COLOURS = 48  # quota triples probed when optimizer.quota is null
+PROBE_COLOURS = 48  # quota triples drawn a batch when optimizer.quota is null (breaks.py probe_batches)
 
 
 @dataclass(frozen=True)
@@ -291,10 +291,12 @@ class _Restarts:
         reason = "finished" if self.done else ("seconds" if timed_out else "max_nodes")
         layout = puzzle.layout(board // tables.turns, board % tables.turns)
         peak = int(np.argmax(self.hist)) if self.hist.any() else 0
+        drawn = len({c for round_, c, _ in self.probes if round_ == 0})  # triples probed: batches of 48
+        how = f" (chosen of {drawn} by probes)" if quota else f" (none of {drawn} probed passed)"
         note = (
             f"breaks: {self.next} restarts, {self.nodes:,} nodes, deepest {self.deepest} of "
             f"{tables.cells_count}, nodes peak at depth {peak}; colour quota {quota or 'none'}"
-            f"{f' (chosen of {PROBE_COLOURS} by probes)' if probed else ''}; "
+            f"{how if probed else ''}; "
             f"best {self.score} unmatched joins"
         )
         if self.solver.ladder is not None:
