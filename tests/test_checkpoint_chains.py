@@ -65,7 +65,7 @@ EARLY = EVALUATIONS // 8  # the hybrids' large steps change the board early on, 
         case(BOARD, f"sa_compiled {CHUNK}"),
         case(BOARD, f"plateau_lns {CHUNK} optimizer.start=random optimizer.chains=2"),
         case(BOARD, f"hybrid_vlns {EVERY} optimizer.chains=2", EARLY),  # two chains, one large step generator
-        case(BOARD, f"hybrid_greedy {EVERY}", EARLY),
+        case(BOARD, f"hybrid_greedy {EVERY}", EARLY, slow=True),  # hybrid_vlns's step, a greedy start
         case(STRIP, "sa_repack", slow=True),  # about 40 s: the strip's moves are slower
     ],
 )
