@@ -86,12 +86,20 @@ def stopped_sweep(sweep_dir: Path, runs: int = 0, marker: str = "", sig: int = s
     )
     assert proc.stdout is not None
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)
+
+    def read() -> None:  # a marker alone (runs=0) is answered as its line arrives: a trial lasts < 1 s
+        for line in proc.stdout or []:
+            lines.append(line)
+            if marker and not runs and marker in line and proc.poll() is None:
+                proc.send_signal(sig)
+
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
     while proc.poll() is None:
         done = len(list(sweep_dir.glob("*/seed=0/instance_seed=*/seed=0/run.parquet")))
         if done >= runs and any(marker in line for line in list(lines)):
-            proc.send_signal(sig)
+            if runs:  # else the reader sent it
+                proc.send_signal(sig)
             break
         time.sleep(0.02)
     proc.wait(timeout=120)
