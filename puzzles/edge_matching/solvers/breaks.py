@@ -207,7 +207,7 @@ class Breaks(BoardBuilder):
         value_order: each cell's candidates "shuffled" per restart, or "quota": the most quota-colour
             sides first, shuffled among ties (Blackwood's order).
         probe_batches: batches of PROBE_COLOURS quota triples drawn at most while no probe restart
-            reaches the abandon depth (on Eternity II seeds 1-4 the first batch held none such).
+            reaches the abandon depth (on Eternity II seed 1's first batch held none: tests/test_breaks.py).
 
     Its work counts placements (nodes).
     """
@@ -254,14 +254,9 @@ class Breaks(BoardBuilder):
             "ladder",
             "tail_cells",
             "extend_nodes",
-            "probe_batches",
         ):
-            _whole(
-                name,
-                getattr(self, name),
-                1 if name == "probe_batches" else 0,
-                optional=name in ("abandon_depth", "ladder"),
-            )
+            _whole(name, getattr(self, name), 0, optional=name in ("abandon_depth", "ladder"))
+        _whole("probe_batches", self.probe_batches, 1)
         _whole("extend_depth", self.extend_depth, 1, optional=True)
         for name in ("rim_breaks", "parity"):
             if not isinstance(getattr(self, name), bool):
