@@ -48,7 +48,8 @@ def chunks(items: Sequence[T], size: int) -> list[list[T]]:
 
 
 def parse_queue(text: str) -> dict[str, str]:
-    """`squeue -o %i|%T` lines -> {job id: state}; a pending array range 7_[2-5] becomes 7_2 ... 7_5."""
+    """`squeue -o "%i|%T %S"` lines -> {job id: "state start-time"}; a pending array range 7_[2-5]
+    becomes 7_2 ... 7_5."""
     states: dict[str, str] = {}
     for line in text.splitlines():
         if "|" not in line:
@@ -69,7 +70,7 @@ def queue_states() -> dict[str, str] | None:
     """The controller's view of this user's jobs, or None when it cannot be asked just now."""
     try:
         out = subprocess.run(
-            ["squeue", "--me", "--states=all", "--noheader", "--format=%i|%T"],
+            ["squeue", "--me", "--states=all", "--noheader", "--format=%i|%T %S"],
             capture_output=True,
             text=True,
             timeout=60,
@@ -97,11 +98,12 @@ def wait_for(
 
     `finished(i)` says whether job i's result file exists. A job that has ended without one gets
     `grace` seconds for the file to show on a slow shared file system before it counts as lost.
-    `requeued(i)` is called when job i, seen running, is seen waiting again (pre-empted or at its time
-    limit, and requeued: it is waited for as before).
+    `requeued(i)` is called when job i, seen running, is seen waiting again or running from a later start
+    time (pre-empted or at its time limit, and requeued: it is waited for as before). The start time
+    catches a requeue whose wait fell between two polls.
     """
     last = dict.fromkeys(range(len(job_ids)), "PENDING")
-    ran: set[int] = set()
+    ran: dict[int, str] = {}  # job -> the start time it was seen running with
     ended_at: dict[int, float] = {}
     waiting = set(last)
     while waiting:
@@ -114,13 +116,17 @@ def wait_for(
                 continue
             if states is None:
                 continue
-            state = state_of(job_ids[i], states).split()[0]  # "CANCELLED by 0" -> CANCELLED
+            state, *rest = state_of(job_ids[i], states).split()  # "CANCELLED by 0" -> CANCELLED
+            again = False
             if state == "RUNNING":
-                ran.add(i)
+                started = rest[-1] if rest else ""
+                again = ran.get(i, started) != started
+                ran[i] = started
             elif state in WAITING_AGAIN and i in ran:
-                ran.discard(i)
-                if requeued is not None:
-                    requeued(i)
+                del ran[i]
+                again = True
+            if again and requeued is not None:
+                requeued(i)
             if state in ACTIVE:
                 continue
             last[i] = state

@@ -134,6 +134,19 @@ def test_the_sweep_says_when_a_job_it_saw_running_waits_again():
     assert states == ["COMPLETED"] and requeued == [0]  # the first PENDING is not a requeue
 
 
+def test_the_sweep_says_when_a_job_runs_again_from_a_later_start_between_two_polls():
+    starts = ["RUNNING 13:08:40", "COMPLETING 13:08:52", "RUNNING 13:08:58", "RUNNING 13:08:58", "COMPLETED"]
+    seen = iter([{"7": state} for state in starts])
+    polls, requeued = [], []
+
+    def finished(i):
+        polls.append(i)
+        return len(polls) >= 5
+
+    wait_for(["7"], finished, poll=0, ask=lambda: next(seen), requeued=requeued.append)
+    assert requeued == [0]  # its wait fell between two polls (no PENDING seen): said once, at the later start
+
+
 # --- on the one-node cluster -----------------------------------------------------------------------
 
 
