@@ -112,7 +112,8 @@ def per_score(by_breaks: dict[int, float], joins: int) -> dict[int, float]:
 def chain_for(tables, depth_nodes: np.ndarray, break_nodes: np.ndarray, hours: float, joins: int) -> tuple:
     """(boards per hour at or above each score predicted for the tables' schedule, the last measured
     depth): the chain fit to a run's placements by depth on `tables` (breaks_tables.Tables)."""
-    cells, fixed = tables.geometry[0], tables.geometry[4]
+    cells = tables.order
+    fixed = tables.board0[cells]
     kind, left = kinds_left(cells, tables.n, tables.m)
     nodes = through_fixed(depth_nodes, fixed)
     rates = fit_rates(nodes, break_nodes, tables.allow, kind, left)

@@ -110,10 +110,10 @@ def bench_walk(args) -> None:
 def odd_and_breaks(tables: Tables, board: np.ndarray) -> tuple[int, int, list[int]]:
     """A partial board's colours left odd by its broken joins (the pieces' own odd colours counted, as
     the walk counts them), its breaks, and the fill depth of each break (of its later cell)."""
-    col, nb, cells = tables.lists[0], tables.geometry[9], tables.geometry[0]
+    col, nb, cells = tables.colours, tables.neighbours, tables.order
     position = np.empty(len(cells), np.int64)
     position[cells] = np.arange(len(cells))
-    bits, odd = odd_colours(tables.table, tables.board0, nb, tables.lists[6])  # as the walk with parity on
+    bits, odd = odd_colours(tables.table, tables.board0, nb, tables.radix)  # as the walk with parity on
     odd, depths = int(odd), []
     for x in np.flatnonzero(board >= 0):
         for side in (2, 1):

@@ -184,6 +184,13 @@ def moved_to(path: str, key: str, overrides: list[str]) -> str | None:
     return f"{path}.{key} is now {path}.{moved}" if moved else None
 
 
+def composed(path: str, overrides: list[str]) -> bool:
+    """Whether `path` holds the settings of a part its component composes (`composes`, as
+    optimizer.breaks): that part takes its own settings only, so a key added with + is refused too."""
+    parent, _, key = path.rpartition(".")
+    return bool(parent) and key in getattr(named_class(node_of(parent, overrides)), "composes", {})
+
+
 def one_line(err: Exception, overrides: list[str]) -> str:
     """Hydra's composition error as one line saying what to type instead."""
     cause = err.__cause__
@@ -197,7 +204,7 @@ def one_line(err: Exception, overrides: list[str]) -> str:
         return (
             f"{where} has no setting {key!r}; "
             + (f"it takes: {takes}" if takes else "it takes none")
-            + " (prefix a new key with + to add it)"
+            + ("" if composed(parent, overrides) else " (prefix a new key with + to add it)")
         )
     added = re.match(r"Could not override '([\w/.]+)'\. No match in the defaults list", str(err))
     if added:  # a group no default chooses (experiment, smoke_study): Hydra's message gives no hint

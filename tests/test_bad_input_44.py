@@ -88,6 +88,11 @@ CASES = [
         "and 6-22 inside",
     ),
     ("puzzle=eternity2 optimizer=breaks optimizer.quota=[5,23]", "colour 23 is not on this board"),
+    # the portfolio's backtracker: named where the portfolio takes it, and no + hint (its keys are fixed)
+    (
+        "puzzle=eternity2 optimizer=portfolio optimizer.breaks.quota=[99]",
+        "optimizer.breaks.quota: colour 99 is not",
+    ),
     # a piece in two parts (puzzles/pieces.py)
     (
         "puzzle=pentomino puzzle.pieces={inputs}/split.txt",
@@ -139,6 +144,16 @@ def tiered(case):
 )
 def test_a_mistake_ends_in_one_line(args, expected, tmp_path, inputs):
     assert_one_line(run_forked(command(args, tmp_path, inputs), tmp_path), expected)
+
+
+@needs_fork
+def test_a_part_the_portfolio_composes_takes_its_own_settings_only(tmp_path, inputs):
+    """No '+ to add it' hint: the backtracker refuses a key it does not take, added or not."""
+    proc = run_forked(
+        command("puzzle=eternity2 optimizer=portfolio optimizer.breaks.nosuch=3", tmp_path, inputs), tmp_path
+    )
+    assert_one_line(proc, "optimizer.breaks has no setting 'nosuch'; it takes: order, tail, schedule")
+    assert proc.stderr.rstrip().endswith(", probe_batches")
 
 
 @needs_fork

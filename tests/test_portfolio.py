@@ -13,8 +13,7 @@ from core.errors import InputError
 from experiments import api
 from puzzles.edge_matching.board_files import read_board
 from puzzles.edge_matching.eternity2 import Eternity2Like
-from puzzles.edge_matching.pipelines import Portfolio
-from puzzles.edge_matching.solvers.breaks import Breaks
+from puzzles.edge_matching.pipelines import ComposedBreaks, Portfolio
 from puzzles.edge_matching.solvers.concurrent import NOTE
 from tests.test_bad_input import assert_one_line, needs_fork, run_forked
 from tests.test_plateau_lns import run_dir, trace
@@ -118,9 +117,9 @@ def test_one_breaks_is_built_and_every_threads_variant_is_a_copy_of_it():
     chosen = [both.solvers[0], both.spare, start.chosen(Eternity2Like(n=16))]
     assert [b.threads for b in chosen] == [2, 1, 3]
     for breaks in chosen:
-        assert breaks == Breaks(threads=breaks.threads, **settings)
+        assert breaks == ComposedBreaks(threads=breaks.threads, **settings)
         assert (breaks.probe_batches, breaks.schedule, breaks.parity) == (1, (200, 210), True)
-    assert Portfolio(breaks={}).start.large == Portfolio().start.large == Breaks(threads=2)
+    assert Portfolio(breaks={}).start.large == Portfolio().start.large == ComposedBreaks(threads=2)
 
 
 @pytest.mark.parametrize(

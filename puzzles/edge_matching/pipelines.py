@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from core.errors import InputError
-from core.faces import Face
+from core.faces import ConstructivePuzzle, Face
 from core.objective import Objective
 from heuristics.chains import Chain, face_of, run_chains, start_chains
 from heuristics.compiled import CHUNK, Chains, WindowLNS
@@ -34,7 +34,7 @@ from puzzles.edge_matching.kernel_rows import PLATEAU_OPERATORS as OPERATORS
 from puzzles.edge_matching.kernel_rows import PLATEAU_STATS as STATS
 from puzzles.edge_matching.solvers import breaks_and_beam
 from puzzles.edge_matching.solvers.beam import Beam
-from puzzles.edge_matching.solvers.breaks import Breaks
+from puzzles.edge_matching.solvers.breaks import Breaks, BreaksConstruction
 from puzzles.edge_matching.solvers.concurrent import BySize
 
 PIPELINE_BEAM = Beam(width=200_000, max_width=20_000_000)  # the beam a pipeline starts from, by default
@@ -270,6 +270,22 @@ class Portfolio(PlateauLNS):
             self.start = alone
 
 
+def _named_in_portfolio(err: InputError) -> InputError:
+    """A backtracker's error, its settings named where a portfolio takes them: optimizer.breaks.<name>."""
+    return InputError(str(err).replace("optimizer.", "optimizer.breaks."))
+
+
+class ComposedBreaks(Breaks):
+    """The portfolio's backtracker: errors found once the board is known (a quota colour not on it)
+    name its settings under optimizer.breaks too; `replace` keeps the class."""
+
+    def construct(self, puzzle: ConstructivePuzzle, seconds: float | None = None) -> BreaksConstruction:
+        try:
+            return super().construct(puzzle, seconds)
+        except InputError as err:
+            raise _named_in_portfolio(err) from None
+
+
 def backtracker_of(breaks: Mapping[str, Any] | None) -> Breaks:
     """The portfolio's one `Breaks`, built from `optimizer.breaks` and checked by its own rules (its
     errors name the setting where a portfolio takes it: optimizer.breaks.<name>)."""
@@ -290,9 +306,9 @@ def backtracker_of(breaks: Mapping[str, Any] | None) -> Breaks:
         if key not in takes:
             raise InputError(f"optimizer.breaks has no setting {key!r}; it takes: {', '.join(takes)}")
     try:
-        return Breaks(**breaks)
+        return ComposedBreaks(**breaks)
     except InputError as err:
-        raise InputError(str(err).replace("optimizer.", "optimizer.breaks.")) from None
+        raise _named_in_portfolio(err) from None
 
 
 def operator_stats(chains: Sequence[Chain]) -> dict[str, dict[str, int]]:

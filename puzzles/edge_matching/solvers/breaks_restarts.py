@@ -107,7 +107,7 @@ class _Restarts:
         self.prefixes: dict[
             bytes, bytes
         ] = {}  # and its prefix: the fill order's cells bar the last OPEN_CELLS
-        self.prefix_cells = tables.geometry[0][: max(0, tables.cells_count - OPEN_CELLS)]
+        self.prefix_cells = tables.order[: max(0, tables.cells_count - OPEN_CELLS)]
         # what a checkpoint keeps (core.checkpoint.Stage): where it goes, and the state besides the above
         self.keeper: tuple[checkpoint.Stage, str] | None = None
         self.phase = "restarts"  # or "probes": the quota's probes under way
@@ -208,7 +208,7 @@ class _Restarts:
         ended = "walked" if run.exhausted else ("abandoned" if run.deepest < self.abandon[1] else "ran out")
         unmatched = run.unmatched if run.board is not None else -1
         self.outcomes.append(RestartOutcome(k, run.nodes, run.deepest, unmatched, ended))
-        col, nb = self.tables.lists[0], self.tables.geometry[9]
+        col, nb = self.tables.colours, self.tables.neighbours
         for board, part in zip(run.kept, run.kept_by, strict=True):
             key = board.tobytes()
             if key not in self.boards:
@@ -285,9 +285,17 @@ class _Restarts:
         tables, board = self.tables, self.best
         if board is None:  # no restart ran long enough to place a piece: complete the empty board
             board = tables.board0.copy()
-            col, piece_of, *_, pat_orients, pat_start = tables.lists
-            cells, nb, cell_pat = tables.geometry[0], tables.geometry[9], tables.geometry[10]
-            self.score = _complete(board, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start)
+            *_, pat_orients, pat_start = tables.lists
+            self.score = _complete(
+                board,
+                tables.colours,
+                tables.piece_of,
+                tables.order,
+                tables.neighbours,
+                tables.cell_kinds,
+                pat_orients,
+                pat_start,
+            )
         reason = "finished" if self.done else ("seconds" if timed_out else "max_nodes")
         layout = puzzle.layout(board // tables.turns, board % tables.turns)
         peak = int(np.argmax(self.hist)) if self.hist.any() else 0

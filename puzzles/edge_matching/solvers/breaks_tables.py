@@ -133,13 +133,17 @@ class Tables:
         tail = default_tail(n) if tail is None else min(tail, n)
         cells = ORDERS[order](n, m, tail)
         radix = int(table.max()) + 1
-        self.geometry = _geometry(cells, neighbours(n, m), board0, col, n, m, cell_pat, rim_breaks)
+        nb = neighbours(n, m)
+        self.geometry = _geometry(cells, nb, board0, col, n, m, cell_pat, rim_breaks)
+        # the kernel reads its tuples by position; Python reads these by name
+        self.order, self.neighbours, self.cell_kinds, self.radix = cells, nb, cell_pat.astype(np.int64), radix
         members, kstart, kmid, kend = _candidates(
             patterns, orient_pat, free, piece_of, col, radix, rim_breaks
         )
         pat_orients, pat_start = _pattern_orients(patterns, orient_pat, free, piece_of)
         col64, piece64 = col.astype(np.int64), piece_of.astype(np.int64)
         self.lists = (col64, piece64, members, kstart, kmid, kend, radix, pat_orients, pat_start)
+        self.colours, self.piece_of = col64, piece64
         unlock = default_schedule(n * m) if schedule is None else schedule
         self.allow = np.searchsorted(np.array(unlock, np.int64), np.arange(n * m), "right").astype(np.int64)
         grey = col == 0  # a side beside a grey side runs along the rim: a frame colour
@@ -147,7 +151,7 @@ class Tables:
         self.frame_colours = sorted(set(col[beside & ~grey].tolist()))
         self.inner_colours = sorted(set(col[~grey].tolist()) - set(self.frame_colours))
         self.board0, self.table = board0, table
-        self.parity = odd_colours(table, board0, neighbours(n, m), radix) if parity else no_parity(radix)
+        self.parity = odd_colours(table, board0, nb, radix) if parity else no_parity(radix)
 
     def finish(self, partial: np.ndarray, width: int, seed: int) -> tuple[np.ndarray, int] | None:
         """(board, unmatched joins) of a beam of `width` over the empty cells of `partial` (its
@@ -164,8 +168,7 @@ class Tables:
 
     def quota(self, colours: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """(sides of `colours` per orient, sides needed by depth) for the kernel: QUOTA_RAMP scaled."""
-        col = self.lists[0]
-        sides = np.isin(col, np.asarray(list(colours), np.int64)).sum(axis=1).astype(np.int64)
+        sides = np.isin(self.colours, np.asarray(list(colours), np.int64)).sum(axis=1).astype(np.int64)
         total = int(sides[:: self.turns].sum())
         return sides, quota_need(self.cells_count, total) if total else np.zeros(
             self.cells_count + 1, np.int64
