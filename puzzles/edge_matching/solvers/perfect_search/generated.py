@@ -14,11 +14,37 @@ a piece and frees its next twin in one step; a per-entry "next turn of this piec
 The candidates, their order, the nodes and the placements are those of `_walk_sets`, so every count
 and checksum is unchanged (a board walks with one or the other, never both: their cursors differ).
 
-Measured and dropped (`bench_exact_edge speed`, same run): every depth's whole step written out as
-its own block (1.25x the general walk, but 25-48 s of numba compile on a busy machine, against 4-7 s
-for the key alone); the child's own scan walked inside its parent's (2 levels in one loop turn: no
-faster than the general walk). What is kept ran at about 1.3x the walk of commit 54dab70 per
-placement, not the 2x issue 56 asked for.
+Every index the walk reads or writes is unsigned (`ix`, np.uint64): numba wraps a signed index that
+might be negative (a shift and an AND with the array's length, that length kept live per array), and
+with sixteen arrays in the loop the wraps pushed the arrays' addresses and the free set out of registers
+onto the stack. Unsigned, the same walk placed 1.29x (8 x 8 #0) and 1.31x (7 x 7 #3) the pieces a second
+of the signed one. Each index is one by construction: keys and entries are sums of colours times
+weights, depths lie between the first and the stop depth. For the same reason the loop counts no
+placements: a node places a piece and steps a depth down, or is a dead end and steps up, or is half of a
+pair counted without descending (a placement and its child's dead end), so placements = (nodes + depth
+now - depth at the start + steps up from a board found, not nodes) / 2, on return (1.02x more). Ratios
+here: interleaved A/B in one process, `speed`'s boards, 5 repeats, medians. What is kept places 1.69x
+(8 x 8 #0) and 1.67x (7 x 7 #3) the pieces a second of the frozen walk of 54dab70, not yet the 2x issue
+56 asks for.
+
+Measured and dropped (`bench_exact_edge speed`, same run): every depth's whole step written out as its
+own block (1.25x the general walk, but 25-48 s of numba compile on a busy machine, against 4-7 s for the
+key alone); the child's own scan walked inside its parent's (2 levels in one loop turn: no faster than
+the general walk). Beside the signed walk (A/B as above, 8 x 8 #0 / 7 x 7 #3): the keys from a table per
+depth, no code per depth (0.92x / 0.94x); the scan written once per eighth of the depths, each band's
+branches predicted apart (0.96x / 0.97x, compile +20%). Beside the unsigned walk: the tables packed so
+that a scan reads fewer arrays (an entry's flip, next turn and colours in one row, a list's pieces and
+rank side by side, a depth's side, weight and cell: 0.93x / 0.94x; the lists alone 0.94x / 0.99x; the
+cursor's four numbers per depth side by side 0.98x / 1.00x; the depth's row with its cell
+1.01x / 0.95x); the child's colour taken from the entry's packed word (0.98x / 0.98x); a countdown of
+the pairs left before the next look, one test for two (0.98x / 0.92x; the cap and the last depth in one
+compare: 0.98x / 0.98x); a list's pieces and rank read once per turn (0.99x / 1.01x); the next turn
+worked out on backing up, not stored (1.00x / 0.98x); each piece's first entry per list in a table (no
+popcount: 1.00x / 0.99x); the scan written once per depth, its side and weight written in (0.95x on the
+8 x 8, and 34 s of compile). With more live values than registers, a change that adds one loses. Two of
+issue 56's ideas were here already: the scan reads no used piece's entry (a list's set AND the free set:
+no used test at all), and a list is keyed by every known side (tables.py; the rim's grey sides by the
+cell's pattern, a pre-placed neighbour's like any other).
 
 No C compiler is needed: numba compiles the written module like any other (`cache=True`), so the
 second run of the same board (or of any board of the same size, colours and order: the source holds
@@ -110,6 +136,7 @@ def source(board, tallied: bool = False) -> str:
         "from core.bits import popcount, trailing_zeros",
         "from puzzles.edge_matching.solvers.perfect_search.walks import _look, _reached, _resume",
         "",
+        "ix = np.uint64  # indices unsigned: numba adds no wrap of a negative one (see generated.py)",
         "",
         "@numba.njit(cache=True, nogil=True)",
         "def walk(order, sets, flip, again, near, shows, state, bounds, io):",
@@ -133,7 +160,7 @@ def source(board, tallied: bool = False) -> str:
         "    for p in range(blocked.shape[0] - 1):",
         "        if blocked[p] == 0:",
         "            free |= one << np.uint64(p)",
-        "    nodes, placements, status = 0, 0, 0",
+        "    nodes, status, start, backed = 0, 0, d, 0",
         "    check_at = 16384 if max_nodes >= 16384 else max_nodes + 1",
         "    key, left, i, rest, child, below = 0, np.uint64(0), 0, 0, 0, np.uint64(0)",
         "    while True:",
@@ -146,7 +173,8 @@ def source(board, tallied: bool = False) -> str:
         "                    break",
         "                fresh = False",
         "                d -= 1",
-        "                free ^= flip[chosen[d]]",
+        "                backed += 1",
+        "                free ^= flip[ix(chosen[ix(d)])]",
         "                continue",
     ]
     for d in range(f):
@@ -159,11 +187,11 @@ def source(board, tallied: bool = False) -> str:
         ]
     lines += [
         "            if not known:",
-        "                left = members[key] & free",
-        "            keys[d], rests[d], i, known = key, rest, 0, False",
+        "                left = members[ix(key)] & free",
+        "            keys[ix(d)], rests[ix(d)], i, known = key, rest, 0, False",
         "        else:",
-        "            key, left, i, rest = keys[d], untried[d], at[d], rests[d]",
-        "        side, weight = near[d, 0], near[d, 1]",
+        "            key, left, i, rest = keys[ix(d)], untried[ix(d)], at[ix(d)], rests[ix(d)]",
+        "        side, weight = near[ix(d), 0], near[ix(d), 1]",
         "        quick = d + 1 < stop_depth",
         "        while True:  # depth d's scan: candidates whose child has none are counted, not placed",
         "            if i == 0:",
@@ -171,25 +199,23 @@ def source(board, tallied: bool = False) -> str:
         "                    break",
         "                p = trailing_zeros(left)",
         "                left &= left - one",
-        "                i = first[rank[key] + popcount(members[key] & ((one << np.uint64(p)) - one))]",
+        "                i = first[ix(rank[ix(key)] + popcount(members[ix(key)] & ((one << ix(p)) - one)))]",
         "            if not quick or nodes + 2 >= check_at:",
         "                break",
-        "            child = rest + np.int64(shows_flat[4 * i + side]) * weight",
-        "            below = members[child] & (free ^ flip[i])",
+        "            child = rest + np.int64(shows_flat[ix(4 * i + side)]) * weight",
+        "            below = members[ix(child)] & (free ^ flip[ix(i)])",
         "            if below != 0:",
         "                known = True",
         "                break",
         "            nodes += 2",
-        "            placements += 1",
         *(["            tally[1] += 1"] if tallied else []),
-        "            i = again[i]",
+        "            i = again[ix(i)]",
         "        nodes += 1",
         "        if i != 0:",
-        "            free ^= flip[i]",
-        "            chosen[d] = i",
-        "            shown_at[order[d]] = shows_at[i]",
-        "            untried[d], at[d] = left, again[i]",
-        "            placements += 1",
+        "            free ^= flip[ix(i)]",
+        "            chosen[ix(d)] = i",
+        "            shown_at[ix(order[ix(d)])] = shows_at[ix(i)]",
+        "            untried[ix(d)], at[ix(d)] = left, again[ix(i)]",
         "            fresh = True",
         "            d += 1",
         "            if known:",
@@ -199,9 +225,10 @@ def source(board, tallied: bool = False) -> str:
         "            if d == first_depth:",
         "                cursor[0], cursor[2] = -2, found",
         "                status = -1 if nodes > max_nodes else 1",
+        "                d -= 1  # the dead end's step up, for the count of placements",
         "                break",
         "            d -= 1",
-        "            free ^= flip[chosen[d]]",
+        "            free ^= flip[ix(chosen[ix(d)])]",
         "        if nodes >= check_at:",
         "            known = False",
         "            status, check_at = _look(nodes, max_nodes, d, fresh, found, stop, progress, cursor)",
@@ -209,7 +236,7 @@ def source(board, tallied: bool = False) -> str:
         "                break",
         "    for p in range(blocked.shape[0] - 1):",
         "        blocked[p] = 0 if (free >> np.uint64(p)) & one else 1",
-        "    return status, found, nodes, placements",
+        "    return status, found, nodes, (nodes + d - start + backed) // 2  # placements: see generated.py",
         "",
     ]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ import numpy as np
 
 from core.bits import popcount, trailing_zeros
 
+ix = np.uint64  # an unsigned index: numba wraps no negative one (see `_walk_sets`)
 STOP_EVERY = 1 << 14  # nodes between two looks at the stop flag (and two progress reports)
 NONE = -1
 
@@ -63,6 +64,16 @@ def _key(colours, d, base, key_at, key_weight):
     count varying by depth cost a mispredicted branch a node."""
     key = base[d] + colours[key_at[d, 0]] * key_weight[d, 0] + colours[key_at[d, 1]] * key_weight[d, 1]
     return key + colours[key_at[d, 2]] * key_weight[d, 2] + colours[key_at[d, 3]] * key_weight[d, 3]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _key_unsigned(colours, d, base, key_at, key_weight):
+    """`_key` with unsigned indices, for `_walk_sets`."""
+    u = ix(d)
+    key = (
+        base[u] + colours[ix(key_at[u, 0])] * key_weight[u, 0] + colours[ix(key_at[u, 1])] * key_weight[u, 1]
+    )
+    return key + colours[ix(key_at[u, 2])] * key_weight[u, 2] + colours[ix(key_at[u, 3])] * key_weight[u, 3]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -236,7 +247,8 @@ def _walk_sets(geometry, lists, sets, state, bounds, io):
     most entries read were of used pieces). A list holds each piece's turns side by side, sorted by
     piece: `first[rank[key] + members below p]` is piece p's first entry, its other turns follow.
     The cursor holds per depth the pieces still to try, the next entry and the list's key.
-    (Reading the next depth's list at each placement, to skip the turn of a dead end, was 9% slower.)"""
+    (Reading the next depth's list at each placement, to skip the turn of a dead end, was 9% slower.)
+    Indices are unsigned (`ix`): numba adds no wrap of a negative index (1.27x, as in generated.py)."""
     order, nb, need, key_at, key_weight, check_side, check_len, base = geometry
     starts, piece_of, turn_of, shows, side_kind, radix = lists
     members, rank, first = sets
@@ -264,30 +276,30 @@ def _walk_sets(geometry, lists, sets, state, bounds, io):
                 return 1, found, nodes, placements
             fresh = False
             d -= 1
-            free = _lift_set(free, piece_of[chosen[d]], next_twin)
+            free = _lift_set(free, piece_of[ix(chosen[ix(d)])], next_twin)
             continue
         if fresh:
-            key = keys[d] = _key(colours, d, base, key_at, key_weight)
-            left = members[key] & free
+            key = keys[ix(d)] = _key_unsigned(colours, d, base, key_at, key_weight)
+            left = members[ix(key)] & free
             i = 0
         else:
-            key, left, i = keys[d], untried[d], at[d]
-            if piece_of[i] != piece_of[chosen[d]]:  # no other turn of the piece just lifted
+            key, left, i = keys[ix(d)], untried[ix(d)], at[ix(d)]
+            if piece_of[ix(i)] != piece_of[ix(chosen[ix(d)])]:  # no other turn of the piece just lifted
                 i = 0
         if i == 0 and left != 0:
             p = trailing_zeros(left)
             left &= left - one
-            i = first[rank[key] + popcount(members[key] & ((one << np.uint64(p)) - one))]
+            i = first[ix(rank[ix(key)] + popcount(members[ix(key)] & ((one << ix(p)) - one)))]
         nodes += 1
         if i != 0:
-            p = piece_of[i]
+            p = piece_of[ix(i)]
             free &= ~(one << np.uint64(p))
-            q = next_twin[p]
+            q = next_twin[ix(p)]
             if q >= 0:
                 free |= one << np.uint64(q)
-            chosen[d] = i
-            shown_at[order[d]] = shows_at[i]  # a cell's four int16 colours as one 8-byte word
-            untried[d], at[d] = left, i + 1
+            chosen[ix(d)] = i
+            shown_at[ix(order[ix(d)])] = shows_at[ix(i)]  # a cell's four int16 colours as one 8-byte word
+            untried[ix(d)], at[ix(d)] = left, i + 1
             placements += 1
             fresh = True
             d += 1
@@ -298,7 +310,7 @@ def _walk_sets(geometry, lists, sets, state, bounds, io):
                 _unpack(free, blocked)
                 return (-1 if nodes > max_nodes else 1), found, nodes, placements
             d -= 1
-            free = _lift_set(free, piece_of[chosen[d]], next_twin)
+            free = _lift_set(free, piece_of[ix(chosen[ix(d)])], next_twin)
         if nodes >= check_at:
             status, check_at = _look(nodes, max_nodes, d, fresh, found, stop, progress, cursor)
             if status != 0:
