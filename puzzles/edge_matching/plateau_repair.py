@@ -11,7 +11,14 @@ import numpy as np
 from numba import njit
 
 from core.rng import randint, uniform
-from puzzles.edge_matching.board_moves import _best_turn, apply, delta
+from puzzles.edge_matching.board_moves import (
+    _best_turn,
+    _inner_cost,
+    _inner_cost_new,
+    apply,
+    cell_cost_new,
+    cell_cost_now,
+)
 from puzzles.edge_matching.face_instance import INNER
 from puzzles.edge_matching.face_states import forced_rotation
 from puzzles.edge_matching.windows import _cost_around, _mismatched_cell
@@ -23,7 +30,7 @@ def _group_key(inst, x, turns):
     return inst.cell_class[x] if turns else 5 * inst.cell_class[x] + inst.out_side[x] + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called, it took 24 NRT refcount calls (inst's arrays, st) a cell
 def _place(inst, st, x, p, r):
     apply(inst, st, (x, x, 4 * p + r, 4 * p + r))
 
@@ -37,14 +44,17 @@ def anneal(inst, st, rng, cells, moves, t_hi, t_lo, turns):
     for x in cells:
         inside[x] = True
     before = _cost_around(inst, st, cells, inside)
-    order = np.argsort(np.array([_group_key(inst, x, turns) for x in cells]), kind="mergesort")
-    cs = cells[order]  # cells grouped: a swap partner is drawn from the same group
+    keys = np.empty(k, np.int64)  # each cell's key once: a call to _group_key costs 22 NRT calls
+    for t in range(k):
+        keys[t] = _group_key(inst, cells[t], turns)
+    order = np.argsort(keys, kind="mergesort")
+    cs, keys = cells[order], keys[order]  # cells grouped: a swap partner is drawn from the same group
     gstart = np.empty(k, np.int64)
     gend = np.empty(k, np.int64)
     i = 0
     while i < k:
         j = i
-        while j < k and _group_key(inst, cs[j], turns) == _group_key(inst, cs[i], turns):
+        while j < k and keys[j] == keys[i]:
             j += 1
         for t in range(i, j):
             gstart[t], gend[t] = i, j
@@ -89,7 +99,21 @@ def anneal(inst, st, rng, cells, moves, t_hi, t_lo, turns):
                 ob = 4 * pa + np.int64(forced_rotation(inst, pa, b))
         else:
             continue
-        d = delta(inst, st, (a, b, oa, ob))
+        # board_moves.delta written out: inlined, it took 12 NRT increfs (inst's arrays and st) a
+        # move, and their decrefs on its three returns, which numba's refcount pruning left in
+        gap = abs(a - b)
+        if a == b:
+            d = cell_cost_new(inst, st, N, a, oa, -1, 0, -1) - cell_cost_now(inst, st, N, a, -1)
+        elif inst.cell_class[a] == INNER and inst.cell_class[b] == INNER and gap != 1 and gap != inst.m:
+            d = (
+                _inner_cost_new(inst, st, N, a, oa)
+                + _inner_cost_new(inst, st, N, b, ob)
+                - _inner_cost(inst, st, N, a)
+                - _inner_cost(inst, st, N, b)
+            )
+        else:
+            d = cell_cost_new(inst, st, N, a, oa, b, ob, -1) + cell_cost_new(inst, st, N, b, ob, a, oa, a)
+            d -= cell_cost_now(inst, st, N, a, -1) + cell_cost_now(inst, st, N, b, a)
         if d > 0 and uniform(rng) >= math.exp(-d / temp):
             continue
         apply(inst, st, (a, b, oa, ob))
@@ -161,7 +185,19 @@ def twin_swap(inst, st, rng, tries, tw_start, tw_list, turns):
         else:
             oa = 4 * q + np.int64(forced_rotation(inst, q, a))
             ob = 4 * p + np.int64(forced_rotation(inst, p, b))
-        d = np.int64(delta(inst, st, (a, b, oa, ob)))
+        # board_moves.delta written out, as in `anneal` (its 24 NRT calls a try); a != b: a swap
+        gap = abs(a - b)
+        if inst.cell_class[a] == INNER and inst.cell_class[b] == INNER and gap != 1 and gap != inst.m:
+            d = (
+                _inner_cost_new(inst, st, N, a, oa)
+                + _inner_cost_new(inst, st, N, b, ob)
+                - _inner_cost(inst, st, N, a)
+                - _inner_cost(inst, st, N, b)
+            )
+        else:
+            d = cell_cost_new(inst, st, N, a, oa, b, ob, -1) + cell_cost_new(inst, st, N, b, ob, a, oa, a)
+            d -= cell_cost_now(inst, st, N, a, -1) + cell_cost_now(inst, st, N, b, a)
+        d = np.int64(d)
         priced += 1
         if d < best_d:
             best_d, ba, bb, boa, bob = d, a, b, oa, ob
