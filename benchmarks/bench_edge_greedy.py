@@ -1,5 +1,5 @@
 """Greedy speed, per core: the project's compiled greedy against the seed's plain Python greedy
-(tests/seed_greedy_plain.py), and the whole seed sweep.
+(tests/oracles/seed_greedy_plain.py), and the whole seed sweep.
 
 1. Per solve, one core, CPU seconds: the plain seed code, the project's seed-faithful and its
    corrected greedy on the same shuffled piece list (n = 13, 20 colours by default), interleaved;
@@ -33,7 +33,7 @@ from puzzles.edge_matching import turn_table
 from puzzles.edge_matching.seed_sweep import greedy_point
 from puzzles.edge_matching.solvers.greedy import greedy
 from puzzles.edge_matching.sweep import seed_colours
-from tests import seed_greedy_plain as seed
+from tests.oracles import seed_greedy_plain as seed
 
 SIZES = (13, 15)
 PLAIN, FAITHFUL, CORRECTED = "plain seed code", "project, seed-faithful", "project, corrected"

@@ -1,6 +1,6 @@
 """How fast Ctrl-C stops a run (issue 44, target: within 2 s): each cell of the interrupt matrix
-(tests/test_interrupts.py: each optimiser and task in each phase, with and without a time budget),
-signalled once, timed from the signal to the process's exit with its record written.
+(tests/experiments/test_interrupts.py: each optimiser and task in each phase, with and without a time
+budget), signalled once, timed from the signal to the process's exit with its record written.
 
 The target is absolute (a person waiting at a terminal), so there is no baseline side to divide by:
 each cell prints its median with min and max over the repeats, and the worst median against 2 s.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from benchmarks import flags
 from benchmarks.timing import Timing, report
-from tests.test_interrupts import CELLS, NO_TIME, interrupt, load_kernels, started
+from tests.experiments.test_interrupts import CELLS, NO_TIME, interrupt, load_kernels, started
 
 TARGET = 2.0
 

@@ -1,5 +1,5 @@
 """Decoder speed: evaluations per second of the project's bottom-left decoder against the seed's
-plain numpy version (tests/seed_pentomino.py), both on the same random orders, in the same run.
+plain numpy version (tests/oracles/seed_pentomino.py), both on the same random orders, in the same run.
 Target: >= 500x.
 
     python -m benchmarks.bench_pentomino_decoder [--genomes 2000] [--repeats 5]
@@ -14,7 +14,7 @@ import numpy as np
 from benchmarks import flags
 from benchmarks.timing import compare, report, score_all
 from puzzles.pentomino import PentominoStrip
-from tests.seed_pentomino import bl_score, seed_pieces
+from tests.oracles.seed_pentomino import bl_score, seed_pieces
 
 SEED, OURS, FREE = "seed decoder (numpy)", "project decoder (numba)", "project decoder, free orientations"
 

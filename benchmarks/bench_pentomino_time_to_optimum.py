@@ -22,7 +22,7 @@ from heuristics.ga import GA
 from heuristics.minimize import minimize
 from heuristics.vcopt_baselines import VcoptTspGA
 from puzzles.pentomino import PentominoStrip
-from tests.seed_pentomino import bl_score, seed_pieces
+from tests.oracles.seed_pentomino import bl_score, seed_pieces
 
 GA_SIDE, FAIR, SEED = (
     "project GA (project decoder)",

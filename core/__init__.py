@@ -9,5 +9,5 @@
     interrupt.py  Ctrl-C as a flag that compiled searches read
 
 The floors: core/ imports nothing of the project; heuristics/ imports core/ only; puzzles/ may drive
-a generic engine of heuristics/; experiments/ ties them together (tests/test_floors.py).
+a generic engine of heuristics/; experiments/ ties them together (tests/house/test_floors.py).
 """

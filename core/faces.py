@@ -3,7 +3,7 @@ states every attribute and method a solver of that kind uses.
 
 "Face" means one thing: a puzzle's view for one kind of solver. A puzzle lists the faces it offers
 (`offers`), an optimiser names the one it needs (`needs`), and `experiments.pairing` compares the two
-before a run. `PROTOCOL` maps each face to its Protocol; tests/test_faces.py checks every puzzle
+before a run. `PROTOCOL` maps each face to its Protocol; tests/core/test_faces.py checks every puzzle
 against the faces it declares.
 """
 

@@ -167,13 +167,13 @@ class PentominoStrip:
         """Best possible gap count, where it is known (docs/puzzles/packing.md, "Known optima", says how each was established)."""
         if self.pieces_name != "pentominoes":
             return None
-        if self.copies == 2:  # two rectangles stacked: tests/test_packing_suite.py
+        if self.copies == 2:  # two rectangles stacked: tests/puzzles/test_packing_suite.py
             return 0.0 if self.orientations == "free" and self.width in (6, 10) else None
         if self.copies > 1:
             return None
-        if self.orientations == "fixed":  # exhaustive search: tests/pentomino_exhaustive.py
+        if self.orientations == "fixed":  # exhaustive search: tests/oracles/pentomino_exhaustive.py
             return {6: 12.0, 7: 10.0}.get(self.width)
-        if self.width in (7, 8):  # the area bound, met by a genome in tests/test_packing_suite.py
+        if self.width in (7, 8):  # the area bound, met by a genome in tests/puzzles/test_packing_suite.py
             return float(self.area_bound)
         return 0.0 if self.width in (3, 4, 5, 6, 10, 12, 15, 20) else None
 

@@ -16,8 +16,7 @@ from hydra.core.global_hydra import GlobalHydra
 from experiments.run import setup
 from experiments.schema import CONFIG_DIR
 from puzzles.calendar import Calendar
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests import ROOT
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 study is one folder: its task, report, plots and configs together, and `+experiment=<name>`,
 `task=<name>` and `smoke=on` find them as they find configs/'s. Hydra calls this plugin whenever it
 builds a search path (the app, `initialize_config_dir` in tests and the API); it appends each study's
-conf/ after configs/, so a name in configs/ would shadow a study's (tests/test_study_configs.py
+conf/ after configs/, so a name in configs/ would shadow a study's (tests/studies/test_study_configs.py
 refuses one).
 
 The folders are those of the `studies` package Python imports (located, not imported: Hydra loads

@@ -27,8 +27,8 @@ job that the pruner stopped (task=tune racing over instances) is told as PRUNED 
 n_trials. A failed job, or one that returns None or NaN, is told to Optuna as FAIL and the sweep goes
 on. Trials that a stopped sweep (Ctrl-C, a killed process) left RUNNING are launched again, with their
 own numbers and settings, when the same command runs again.
-A study stopped at any point and run again ends as an unbroken one (tests/test_tuning_resume.py): a
-seeded sampler (all but grid, whose trial n gets its n-th point) is built afresh for each trial with a
+A study stopped at any point and run again ends as an unbroken one (tests/experiments/test_tuning_resume.py):
+a seeded sampler (all but grid, whose trial n gets its n-th point) is built afresh for each trial with a
 seed drawn from (hydra.sweeper.sampler.seed, trial number), so a trial's proposal depends on the seed,
 its number and the trials told before it, not on a random state the stopped sweep took with it; trials
 run in batches of n_jobs by trial number (0-1, 2-3, ... for n_jobs 2), in a resumed sweep as in an

@@ -1,7 +1,7 @@
 """The edge-matching family's own solvers: they read its board (grey frame, turns, pre-placed pieces).
 
 greedy (the seed's scoring rule), beam (beam search), backtrack (deepening and exact search),
-perfect_search (the count of perfect boards; tests/edge_cpsat_model.py counts them independently),
+perfect_search (the count of perfect boards; tests/oracles/edge_cpsat_model.py counts them independently),
 board_file (a board read from a file). They may drive a generic engine of heuristics/; heuristics/
 never imports them.
 """

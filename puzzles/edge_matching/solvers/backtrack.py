@@ -7,7 +7,7 @@ the first k with a board proves the optimum. Each depth-first search fills cells
 prunes early: a 0 facing an inner edge dooms that edge as soon as it is placed, and border
 colours (0) left over that the empty border sides cannot take must face inner edges, each of
 which then fails (two zeros at most per edge; a 0 facing an empty cell leaves a doomed edge that one
-more 0 joins at no cost, so those are taken off first: the cross-check of tests/test_exact_crosscheck.py
+more 0 joins at no cost, so those are taken off first: the cross-check of tests/puzzles/edge_matching/test_exact_crosscheck.py
 found a 4 x 2 board, no grey rule, whose optimum 1 the bound without them had pruned). The first step
 (k = 0), where a perfect board must put every grey side off the board (grey sides and border sides
 equally many), is the perfect search of perfect_search/ (`search`), which walks the same tree

@@ -207,7 +207,7 @@ class Breaks(BoardBuilder):
         value_order: each cell's candidates "shuffled" per restart, or "quota": the most quota-colour
             sides first, shuffled among ties (Blackwood's order).
         probe_batches: batches of PROBE_COLOURS quota triples drawn at most while no probe restart
-            reaches the abandon depth (on Eternity II seed 1's first batch held none: tests/test_breaks.py).
+            reaches the abandon depth (on Eternity II seed 1's first batch held none: tests/puzzles/edge_matching/test_breaks.py).
 
     Its work counts placements (nodes).
     """

@@ -1,0 +1,1 @@
+"""Tests of benchmarks/: their settings, timing harness, resume benchmark and chain model."""

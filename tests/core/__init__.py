@@ -1,0 +1,1 @@
+"""Tests of core/: the objective and budgets, and the faces every puzzle config offers."""

@@ -1,0 +1,1 @@
+"""Project-wide rules: the import floors, and every config composes."""

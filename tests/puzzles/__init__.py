@@ -1,0 +1,1 @@
+"""Tests of puzzles/: the packing families (pentomino, calendar, Galakub, rectangles, the strip, the packing suite)."""

@@ -1,0 +1,1 @@
+"""Tests of studies/: a study as one folder, configs included."""

@@ -1,0 +1,1 @@
+"""Tests of studies/colour_sweep/."""
