@@ -42,7 +42,13 @@ def test_the_documented_command_parses():
 def test_a_short_run_is_stopped_continued_and_rescored(capsys):
     """Breaks on a 10 x 10 board for 16 s, stopped at 7 s and 13 s of wall time (each start past
     Python's start, about 3 s): three starts, the later two continued from the checkpoint, the
-    record's board re-scored."""
+    record's board re-scored. The kernels are compiled first, into numba's cache the starts load:
+    first in the slow tier on a fresh clone, the second start was still compiling at its SIGINT."""
+    from puzzles.edge_matching.solvers.beam import warm_up as beam_warm_up
+    from puzzles.edge_matching.solvers.breaks import warm_up
+
+    warm_up()
+    beam_warm_up()
     given = "breaks --seconds 16 --stops 7,13 --puzzle eternity2_like --set puzzle.n=10 --no-baseline"
     bench_resume.main(shlex.split(given))
     out = capsys.readouterr().out
