@@ -16,17 +16,22 @@ A journal whose last record was cut (a writer killed mid-write, a full disk) is 
 whole record when opened (the cut bytes are kept beside it): Optuna reads past a cut end, but appends
 its next record to it, and the study cannot be read again. Other damage, to a journal or an SQLite
 file, is one line saying which file and how to recover.
+
+A trial sees the study as its batch found it (AsOf): its racing pruner judges it against the trials
+told before its batch, and the seeded sampler proposes it from those and the batch's trials asked
+before it (as running), so neither depends on when the batch's trials were told.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
 import shlex
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +44,8 @@ if TYPE_CHECKING:
     from optuna.pruners import BasePruner
     from optuna.samplers import BaseSampler
     from optuna.storages import BaseStorage
+    from optuna.study import StudyDirection
+    from optuna.trial import FrozenTrial, TrialState
 
 DEFAULT_STORAGE = "sqlite:///<folder>/optuna.db"
 JOURNAL = "journal:"
@@ -51,6 +58,88 @@ SHOWN_DIFFERENCES = 3  # a refusal names this many differences, then how many mo
 
 class SweeperError(HydraException):
     """A mistake in hydra.sweeper.*: experiments.run prints it as one line."""
+
+
+class AsOf:
+    """The study as a trial's batch found it: its trials numbered below `before` (the batch's first; all
+    of them when None, a trial asked before batches were kept), as they are now. For a sampler asking
+    trial `asking`, also the trials of its batch asked before it, as they were then (RUNNING, with their
+    settings, no value and no reports: in an unbroken sweep they run beside it), and itself: a trial's
+    proposal is the same whether they were told since (a study first run with fewer trials, its last
+    batch smaller) or not. It answers what Optuna's pruners and samplers read of a study (`direction`,
+    `directions`, `best_trial`, `get_trials`, `_get_trials`, `trials`, `_storage.get_all_trials`) from
+    these trials alone, read afresh as the study reads them (`use_cache` is the study's); what a
+    sampler writes (a trial's system attributes) goes to the study's storage."""
+
+    def __init__(self, study: Study, before: int | None, asking: int | None = None) -> None:
+        self.study, self.before, self.asking = study, before, asking
+        self.direction: StudyDirection = study.direction
+        self.directions = study.directions
+        self.study_name = study.study_name
+        self._study_id = study._study_id
+        self._storage = ViewedStorage(study._storage, self)
+
+    def _is_multi_objective(self) -> bool:
+        return len(self.directions) > 1
+
+    def shown(self, trial: FrozenTrial) -> FrozenTrial | None:
+        """The trial as this view shows it, or None when it is not in it."""
+        from optuna.trial import TrialState
+
+        if self.before is None or trial.number < self.before or trial.number == self.asking:
+            return trial
+        if self.asking is None or trial.number > self.asking:
+            return None
+        asked = copy.copy(trial)  # of the batch, asked before `asking`: as it was then
+        asked.state, asked.values, asked.intermediate_values = TrialState.RUNNING, None, {}
+        asked.datetime_complete = None
+        return asked
+
+    def _get_trials(
+        self, deepcopy: bool = True, states: Container[TrialState] | None = None, use_cache: bool = False
+    ) -> list[FrozenTrial]:
+        found = (self.shown(t) for t in self.study._get_trials(deepcopy=False, use_cache=use_cache))
+        trials = [t for t in found if t is not None and (states is None or t.state in states)]
+        return copy.deepcopy(trials) if deepcopy else trials
+
+    def get_trials(
+        self, deepcopy: bool = True, states: Container[TrialState] | None = None
+    ) -> list[FrozenTrial]:
+        return self._get_trials(deepcopy, states)
+
+    @property
+    def trials(self) -> list[FrozenTrial]:
+        return self.get_trials()
+
+    @property
+    def best_trial(self) -> FrozenTrial:
+        """The best complete trial, the lowest number among equals."""
+        from optuna.study import StudyDirection
+        from optuna.trial import TrialState
+
+        done = [t for t in self.get_trials(False, states=(TrialState.COMPLETE,)) if t.value is not None]
+        if not done:
+            raise ValueError("no trial is complete yet")
+        sign = -1.0 if self.direction == StudyDirection.MAXIMIZE else 1.0
+        return min(done, key=lambda t: (sign * float(t.value), t.number))  # type: ignore[arg-type]
+
+
+class ViewedStorage:
+    """A study's storage as an AsOf view reads it: the study's trials are the view's (a sampler may read
+    them here, as GridSampler does); all else, writes too, is the storage's."""
+
+    def __init__(self, storage: BaseStorage, view: AsOf) -> None:
+        self.storage, self.view = storage, view
+
+    def get_all_trials(
+        self, study_id: int, deepcopy: bool = True, states: Container[TrialState] | None = None
+    ) -> list[FrozenTrial]:
+        if study_id != self.view._study_id:
+            return self.storage.get_all_trials(study_id, deepcopy, states)
+        return self.view._get_trials(deepcopy, states)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.storage, name)
 
 
 def located(storage: str | None, sweep_dir: Path) -> str | None:

@@ -35,12 +35,10 @@ from hydra.core.hydra_config import HydraConfig
 
 from core.errors import InputError
 from experiments.build import named_class
-from experiments.optuna_study import BATCH, PRUNED, SweeperError, default_name, located, open_study
+from experiments.optuna_study import BATCH, PRUNED, AsOf, SweeperError, default_name, located, open_study
 
 if TYPE_CHECKING:
-    from optuna import Study, Trial
-    from optuna.study import StudyDirection
-    from optuna.trial import FrozenTrial
+    from optuna import Trial
 
 RACES = ("wilcoxon", "elitist", "off")
 FIRST_TEST = {"wilcoxon": 2, "elitist": 4, "off": 2}  # task.race_after when null: the rule's own
@@ -75,35 +73,6 @@ def run_value(row: dict[str, Any], statistic: str) -> float:
     if statistic != "ert":
         return float(row["best"])
     return float(row["evals_to_optimum"] if row.get("success") else row["evaluations"])
-
-
-class AsOf:
-    """The study as a trial's batch found it: its trials numbered below `before` (all of them when
-    None, a trial asked before batches were kept). What Optuna's pruners read of a study: `direction`,
-    `best_trial` (the best complete trial, the lowest number among equals), `get_trials`."""
-
-    def __init__(self, study: Study, before: int | None) -> None:
-        self.direction: StudyDirection = study.direction
-        self.directions = study.directions
-        self.study_name = study.study_name
-        self.trials = [t for t in study.get_trials(deepcopy=False) if before is None or t.number < before]
-
-    def _is_multi_objective(self) -> bool:
-        return len(self.directions) > 1
-
-    def get_trials(self, deepcopy: bool = False, states: Any = None) -> list[FrozenTrial]:
-        return [t for t in self.trials if states is None or t.state in states]
-
-    @property
-    def best_trial(self) -> FrozenTrial:
-        from optuna.study import StudyDirection
-        from optuna.trial import TrialState
-
-        done = [t for t in self.get_trials(states=(TrialState.COMPLETE,)) if t.value is not None]
-        if not done:
-            raise ValueError("no trial is complete yet")
-        sign = -1.0 if self.direction == StudyDirection.MAXIMIZE else 1.0
-        return min(done, key=lambda t: (sign * float(t.value), t.number))  # type: ignore[arg-type]
 
 
 @dataclass

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import MissingMandatoryValue
 
 from core import interrupt
 from core.errors import InputError
@@ -59,10 +60,11 @@ def score(rows: list[dict[str, Any]], statistic: str) -> float:
 
 
 def trial_number() -> int | None:
-    """The sweep's job number, which is Optuna's trial number (None outside a Hydra sweep)."""
+    """The sweep's job number, which is Optuna's trial number (None outside a Hydra sweep, and in a
+    single run, whose job has no number: `hydra.job.num` is missing)."""
     try:
         number: int = HydraConfig.get().job.num
-    except ValueError:
+    except (ValueError, MissingMandatoryValue):
         return None
     return number
 

@@ -29,11 +29,13 @@ on. Trials that a stopped sweep (Ctrl-C, a killed process) left RUNNING are laun
 own numbers and settings, when the same command runs again.
 A study stopped at any point and run again ends as an unbroken one (tests/experiments/test_tuning_resume.py):
 a seeded sampler (all but grid, whose trial n gets its n-th point) is built afresh for each trial with a
-seed drawn from (hydra.sweeper.sampler.seed, trial number), so a trial's proposal depends on the seed,
-its number and the trials told before it, not on a random state the stopped sweep took with it; trials
-run in batches of n_jobs by trial number (0-1, 2-3, ... for n_jobs 2), in a resumed sweep as in an
-unbroken one; each trial keeps the first number of its batch (user attribute BATCH), and races against
-the trials told before its batch (experiments/racing.py).
+seed drawn from (hydra.sweeper.sampler.seed, trial number), and proposes from the study as the trial's
+batch found it (samplers.py), so a trial's proposal depends on the seed, its number and the trials of
+the batches before its own, not on a random state the stopped sweep took with it, nor on whether its
+batch's earlier trials were told since (a study first run with fewer trials); trials run in batches of
+n_jobs by trial number (0-1, 2-3, ... for n_jobs 2), in a resumed sweep as in an unbroken one; each
+trial keeps the first number of its batch (user attribute BATCH), and races against the trials told
+before its batch (experiments/racing.py).
 At the end the study's best is written to `<sweep dir>/optimization_results.yaml` (name, study_name,
 best_params, best_value), and for task=tune, at once, trials.csv and the tuned optimizer YAML
 (experiments/tasks/tune.py write_tuned): cheap files, written before the sweep's slow report, with
@@ -228,7 +230,7 @@ class OptunaSweeper(Sweeper):
             raise SweeperError(
                 f"hydra.sweeper.sampler.seed must be a whole number >= 0 or null, got {seed!r}"
             )
-        return per_trial(lambda s: make_sampler({**self.sampler, "seed": s}, space), seed)
+        return per_trial(lambda s: make_sampler({**self.sampler, "seed": s}, space), seed, self.n_jobs)
 
     def run_study(
         self, space: "dict[str, BaseDistribution]", fixed: list[str], identity: dict[str, str]

@@ -1,12 +1,13 @@
 """The study's sampler: the one `hydra.sweeper.sampler` names, with its options, and (seeded) built
-afresh for each trial from (seed, trial number), so a stopped and resumed study asks as an unbroken one
+afresh for each trial from (seed, trial number) and proposing from the study as the trial's batch found
+it, so a stopped and resumed study, or one first run with fewer trials, asks as an unbroken one
 (optuna_sweeper.py)."""
 
 from collections.abc import Callable, Mapping
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
-from experiments.optuna_study import SweeperError
+from experiments.optuna_study import AsOf, SweeperError
 from hydra_plugins.puzzlelab_sweeper.search_space import grid_values
 
 if TYPE_CHECKING:
@@ -65,11 +66,14 @@ def trial_seed(seed: int, number: int) -> int:
     return int(np.random.SeedSequence([seed, number]).generate_state(1)[0])
 
 
-def per_trial(build: Callable[[int], "BaseSampler"], seed: int) -> "BaseSampler":
+def per_trial(build: Callable[[int], "BaseSampler"], seed: int, batch: int) -> "BaseSampler":
     """A sampler that is `build(trial_seed(seed, number))` for each trial: Optuna's samplers keep
     their random state in the sampler object, which a stopped sweep loses; built afresh per trial from
     public constructors only, a trial's proposal depends on the seed, its number and the study's trials
-    (TPE, random, CMA-ES and GP keep all else in the study)."""
+    (TPE, random, CMA-ES and GP keep all else in the study). It proposes from the study as the trial's
+    batch (`batch` trials by number: the sweeper's n_jobs) found it (AsOf): the trials of the batches
+    before, and the batch's trials asked before it as RUNNING, though a sweep that ended after a smaller
+    last batch has told them since."""
     from optuna.samplers import BaseSampler
 
     class PerTrialSeed(BaseSampler):
@@ -83,20 +87,23 @@ def per_trial(build: Callable[[int], "BaseSampler"], seed: int) -> "BaseSampler"
                 self.number, self.inner = trial.number, build(trial_seed(seed, trial.number))
             return self.inner
 
+        def found(self, study: "Study", trial: "FrozenTrial") -> Any:  # an AsOf, read as a Study
+            return AsOf(study, trial.number // batch * batch, asking=trial.number)
+
         def before_trial(self, study: "Study", trial: "FrozenTrial") -> None:
-            self.of(trial).before_trial(study, trial)
+            self.of(trial).before_trial(self.found(study, trial), trial)
 
         def infer_relative_search_space(self, study: "Study", trial: "FrozenTrial") -> Any:
-            return self.of(trial).infer_relative_search_space(study, trial)
+            return self.of(trial).infer_relative_search_space(self.found(study, trial), trial)
 
         def sample_relative(self, study: "Study", trial: "FrozenTrial", search_space: Any) -> Any:
-            return self.of(trial).sample_relative(study, trial, search_space)
+            return self.of(trial).sample_relative(self.found(study, trial), trial, search_space)
 
         def sample_independent(self, study: "Study", trial: "FrozenTrial", name: str, dist: Any) -> Any:
-            return self.of(trial).sample_independent(study, trial, name, dist)
+            return self.of(trial).sample_independent(self.found(study, trial), trial, name, dist)
 
         def after_trial(self, study: "Study", trial: "FrozenTrial", state: Any, values: Any) -> None:
-            self.of(trial).after_trial(study, trial, state, values)
+            self.of(trial).after_trial(study, trial, state, values)  # told: the study as it is
 
         def reseed_rng(self) -> None:  # the seeds come from the trial numbers
             pass

@@ -555,3 +555,16 @@ def test_a_stop_while_the_sweep_writes_its_end_keeps_its_trials_and_tuned_settin
     assert not (
         tmp_path / "sweep.lock"
     ).exists()  # no stale lock: the next sweep of the folder says nothing of one
+
+
+def test_a_single_tuning_run_from_the_command_line_scores_its_trial(tmp_path):
+    """task=tune run once, outside a sweep: its job has no number (hydra.job.num is missing), which
+    once raised a traceback instead of recording the trial."""
+    from tests.experiments.test_bad_input import run_forked
+
+    args = ["task=tune", "puzzle=queens", "puzzle.n=8", "optimizer=lahc", "budget.evaluations=200"]
+    proc = run_forked([*args, "task.seeds=[0,1]", "task.race=off", f"hydra.run.dir={tmp_path}"], tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert "median over 2 of 2 runs" in proc.stdout, proc.stdout
+    trial = pd.read_parquet(next(tmp_path.rglob("trial.parquet"))).iloc[0]
+    assert pd.isna(trial["trial"]) and trial["runs"] == 2

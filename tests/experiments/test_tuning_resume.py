@@ -151,9 +151,16 @@ def test_a_study_stopped_with_ctrl_c_and_run_again_is_the_unbroken_study(tmp_pat
 
 
 @pytest.mark.slow
-def test_fewer_trials_then_the_same_command_with_all_of_them_is_the_unbroken_study(tmp_path, unbroken):
-    first = run_app(*STUDY, "hydra.sweeper.n_trials=4", f"hydra.sweep.dir={tmp_path}")
-    assert first.returncode == 0, first.stderr
+@pytest.mark.parametrize(
+    "first",
+    [
+        4,  # whole batches
+        5,  # trial 4 alone in its batch, told before trial 5 is asked: which in the unbroken study is not
+    ],
+)
+def test_fewer_trials_then_the_same_command_with_all_of_them_is_the_unbroken_study(tmp_path, unbroken, first):
+    first_run = run_app(*STUDY, f"hydra.sweeper.n_trials={first}", f"hydra.sweep.dir={tmp_path}")
+    assert first_run.returncode == 0, first_run.stderr
     assert_same(again(tmp_path), unbroken)
 
 
@@ -234,10 +241,11 @@ def test_each_trials_proposal_is_the_same_however_the_sweep_was_stopped(tmp_path
         assert len(told(storage)) < 10
         sweep(storage, 10, sampler)
         assert told(storage) == unbroken, kill_at
-    storage = f"journal:{tmp_path}/in-parts.journal"  # 6 of 10, then all: 6 is a whole number of batches
-    sweep(storage, 6, sampler)
-    sweep(storage, 10, sampler)
-    assert told(storage) == unbroken
+    for first in (6, 4, 5):  # some, then all: 6 whole batches; 4 and 5 end in a smaller batch, told early
+        storage = f"journal:{tmp_path}/first-{first}.journal"
+        sweep(storage, first, sampler)
+        sweep(storage, 10, sampler)
+        assert told(storage) == unbroken, first
 
 
 def test_a_trial_races_against_the_trials_told_before_its_batch():
@@ -264,3 +272,35 @@ def test_a_trial_races_against_the_trials_told_before_its_batch():
     assert outcomes[None][3] == (
         "pruned after 4 of 6 runs: worse than trial 1 on the same instances (Wilcoxon signed-rank, p < 0.1)"
     )
+
+
+def test_a_trial_is_asked_with_the_study_as_its_batch_found_it():
+    from experiments.optuna_study import AsOf
+
+    study = optuna.create_study()
+    for number in range(5):  # batch 2-4 (n_jobs 3): trials 2 and 3 told since, trial 4 being asked
+        trial = study.ask({"x": FloatDistribution(0.0, 1.0)})
+        if number < 4:
+            trial.report(float(number), 0)
+            study.tell(trial, float(number))
+    view = AsOf(study, before=2, asking=4)
+    shown = [(t.number, t.state.name, t.values, t.intermediate_values, t.params) for t in view.trials]
+    params = [t.params for t in study.trials]
+    assert shown == [
+        (0, "COMPLETE", [0.0], {0: 0.0}, params[0]),
+        (1, "COMPLETE", [1.0], {0: 1.0}, params[1]),
+        (2, "RUNNING", None, {}, params[2]),  # as when trial 4 was asked in an unbroken sweep
+        (3, "RUNNING", None, {}, params[3]),
+        (4, "RUNNING", None, {}, params[4]),
+    ]
+    assert [t.state.name for t in study.trials] == ["COMPLETE"] * 4 + ["RUNNING"]  # the study as it was
+    for read in (  # every way Optuna's samplers read a study's trials
+        view.get_trials(deepcopy=False),
+        view._get_trials(deepcopy=False, use_cache=True),
+        view._storage.get_all_trials(study._study_id, deepcopy=False),
+    ):
+        assert read == view.trials
+    running = [t.number for t in view._storage.get_all_trials(study._study_id, states=(TrialState.RUNNING,))]
+    assert running == [2, 3, 4]
+    assert view.best_trial.number == 0 and not view._is_multi_objective()
+    assert [t.number for t in AsOf(study, before=2).get_trials()] == [0, 1]  # a pruner's: the batches before

@@ -11,14 +11,18 @@ import numba
 import numpy as np
 
 from core.errors import InputError
-from puzzles.pentomino import PentominoStrip, _place
+from puzzles.pentomino import PentominoStrip
 
 
 @numba.njit(cache=True)
 def _walk(cells, dims, width, rows, max_rows):
-    """(fewest rows of any order, number of orders using that many) among orders within max_rows."""
+    """(fewest rows of any order, number of orders using that many) among orders within max_rows.
+
+    The boards of every depth sit in one flat array, and the bottom-left placement is written into
+    the loop: a row view or a call taking arrays per node would cost numba's reference counting on
+    each of the ~10^8 nodes."""
     n = dims.shape[0]
-    boards = np.zeros((n + 1, rows), dtype=np.uint64)
+    boards = np.zeros((n + 1) * rows, dtype=np.uint64)
     lows = np.zeros(n + 1, dtype=np.int64)
     useds = np.zeros(n + 1, dtype=np.int64)
     nxt = np.zeros(n + 1, dtype=np.int64)
@@ -36,9 +40,21 @@ def _walk(cells, dims, width, rows, max_rows):
         nxt[level] += 1
         if placed[p]:
             continue
-        board = boards[level + 1]
-        board[:] = boards[level]
-        i, col = _place(board, cells, dims, p, 0, width, lows[level])
+        here = level * rows  # this depth's board; the next depth's starts at here + rows
+        k = dims[p, 0, 2]
+        shifts = (np.uint64(1) << np.uint64(width - dims[p, 0, 1] + 1)) - np.uint64(1)
+        i = lows[level]
+        while True:  # the first row, then column, where piece p fits (as puzzles.pentomino._place)
+            blocked = np.uint64(0)
+            for q in range(k):
+                blocked |= boards[here + i + cells[p, 0, q, 0]] >> np.uint64(cells[p, 0, q, 1])
+            free = shifts & ~blocked
+            if free:
+                break
+            i += 1
+        col = 0
+        while not (free >> np.uint64(col)) & np.uint64(1):
+            col += 1
         used = max(useds[level], i + dims[p, 0, 0])
         if used > best:
             continue
@@ -47,10 +63,13 @@ def _walk(cells, dims, width, rows, max_rows):
                 best, count = used, 0
             count += 1
             continue
-        for q in range(dims[p, 0, 2]):
-            board[i + cells[p, 0, q, 0]] |= np.uint64(1) << np.uint64(cells[p, 0, q, 1] + col)
+        there = here + rows
+        for r in range(rows):
+            boards[there + r] = boards[here + r]
+        for q in range(k):
+            boards[there + i + cells[p, 0, q, 0]] |= np.uint64(1) << np.uint64(cells[p, 0, q, 1] + col)
         low = lows[level]
-        while board[low] == full:
+        while boards[there + low] == full:
             low += 1
         lows[level + 1], useds[level + 1] = low, used
         order[level], placed[p] = p, True
