@@ -199,7 +199,7 @@ RUN: dict[str, list[str]] = {
     "python -m benchmarks.bench_calendar_year": ["--dates", "3", "--cpsat-dates", "1", "--repeats", "1"],
     "python -m benchmarks.bench_galakub": ["--repeats", "1"],
     "python -m benchmarks.bench_interrupts": ["--repeats", "1", "--cells", "beam build"],
-    "python -m benchmarks.bench_resume portfolio --seconds 600 --stops 180,360 --seeds 0": [
+    "python -m benchmarks.bench_resume portfolio --seconds 600 --stops 180,360 --seeds 0,1,2": [
         *("--seconds", "16", "--stops", "7,13", "--puzzle", "eternity2_like", "--set", "puzzle.n=10"),
         *("--set", "optimizer.width=50", "--set", "optimizer.max_width=500", "--no-baseline"),
     ],
@@ -287,7 +287,7 @@ LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the
     "python -m benchmarks.bench_eternity2 ladder --seconds 600 --threads 2 --plot ladder.png",
     "python -m benchmarks.bench_pentomino_suite",
     "python -m benchmarks.bench_interrupts",
-    "python -m benchmarks.bench_resume portfolio --seconds 600 --stops 180,360 --seeds 0",
+    "python -m benchmarks.bench_resume portfolio --seconds 600 --stops 180,360 --seeds 0,1,2",
     "python -m experiments.run puzzle=eternity2 optimizer=breaks budget.seconds=40 hydra.run.dir=results/runs/long_breaks",
     "python -m benchmarks.bench_tuning",
     "python -m benchmarks.bench_hardness",
