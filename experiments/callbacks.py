@@ -39,7 +39,7 @@ def refused(sweep_dir: Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run_dir", "error"])
 
 
-def summarise_sweep(sweep_dir: Path) -> int:
+def summarise_sweep(sweep_dir: Path, pictures: bool = True) -> int:
     """Write the sweep's report and print its failures by reason; the number of failed (or refused)
     runs, and at least 1 when no run left a record."""
     from experiments.gather import gather_runs
@@ -55,7 +55,7 @@ def summarise_sweep(sweep_dir: Path) -> int:
     )
     if len(runs):
         try:
-            out = report([sweep_dir])
+            out = report([sweep_dir], pictures=pictures)
             print(f"sweep report -> {out / 'report.md'}")
         except OSError as err:
             print(f"error: cannot write the sweep's report to {sweep_dir}: {err.strerror}", file=sys.stderr)
@@ -79,6 +79,9 @@ def summarise_sweep(sweep_dir: Path) -> int:
 class ReportCallback(Callback):
     """Write the sweep's tables, plots and report beside its runs, and say what failed."""
 
+    def __init__(self, pictures: bool = True) -> None:
+        self.pictures = pictures  # hydra.callbacks.report.pictures=false: the tables alone, faster
+
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:  # in the sweep's own process only: workers run no multirun callback
             sweep_lock.acquire(Path(config.hydra.sweep.dir))
@@ -89,7 +92,7 @@ class ReportCallback(Callback):
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
-        outcome["failed"] = summarise_sweep(sweep_dir) if sweep_dir.is_dir() else 1
+        outcome["failed"] = summarise_sweep(sweep_dir, self.pictures) if sweep_dir.is_dir() else 1
         if trait(config.get("task"), "tuning"):  # Tune declares it
             outcome["failed"] = max(outcome["failed"], report_tuned(sweep_dir, config))
         sweep_lock.release(sweep_dir / sweep_lock.LOCK)

@@ -183,7 +183,11 @@ def left_out_lines(roots: Sequence[Path], runs: pd.DataFrame) -> list[str]:
 
 
 def report(
-    roots: list[Path], out: Path | None = None, quiet: bool = False, outside: Sequence[Path] = ()
+    roots: list[Path],
+    out: Path | None = None,
+    quiet: bool = False,
+    outside: Sequence[Path] = (),
+    pictures: bool = True,
 ) -> Path:
     """Gather the runs under `roots` (and `outside` results: experiments/outside.py) and write tables,
     pictures and report.md into `out` (default: roots[0]).
@@ -192,7 +196,8 @@ def report(
     by reason (`failures(runs)`; `python -m experiments.report` prints them), each study's own section
     (`sections`: the hook its task declares), and, where
     runs have a best, the statistics and pictures; it names any picture it could not draw and any record
-    it left out.
+    it left out. `pictures=False` leaves out the generic pictures (seconds each on a sweep of many
+    instances), not the tables.
     """
     out = Path(out or roots[0])
     runs = join_outside(gather_runs(roots), outside)
@@ -228,12 +233,12 @@ def report(
         return out
     title = caption(study, budget_text(ok))
     summary, tests, ranking = statistics(ok, out)
-    pictures, ert = figures(ok, traces, title, ranking, out, skipped)
+    drawn, ert = figures(ok, traces, title, ranking, out, skipped, pictures)
     keys = group_keys(ok)
     text = markdown(
         summary,
         tests,
-        pictures,
+        drawn,
         failed,
         ranking,
         ert_tables(ert, keys) if len(ert) else None,
@@ -280,6 +285,9 @@ def statistics(ok: pd.DataFrame, out: Path) -> tuple[pd.DataFrame, pd.DataFrame,
     return summary, tests, ranking
 
 
+PICTURES_OFF = "hydra.callbacks.report.pictures=false"
+
+
 def figures(
     ok: pd.DataFrame,
     traces: pd.DataFrame,
@@ -287,6 +295,7 @@ def figures(
     ranking: Ranking | None,
     out: Path,
     skipped: dict[str, str],
+    pictures: bool = True,
 ) -> tuple[list[str], pd.DataFrame]:
     """Draw the sweep's pictures (those that cannot be drawn go into `skipped`), write the fixed-target
     ERT and the IOHprofiler export; the pictures drawn and the ERT."""
@@ -315,11 +324,14 @@ def figures(
     axes = two_parameter_axes(ok, keys)
     if axes:
         makers["heatmap.png"] = lambda: plots.heatmaps(ok, *axes, ylabel=what, caption=title)
+    if not pictures:
+        skipped.update(dict.fromkeys([*makers, *["cd_diagram.png"] * (ranking is not None)], PICTURES_OFF))
+        makers, ranking = {}, None
     if ranking is not None:
         plots.picture("cd_diagram.png", lambda: cd_diagram(ranking, caption=title), out, skipped)
-    pictures = [name for name, make in makers.items() if plots.picture(name, make, out, skipped)]
+    drawn = [name for name, make in makers.items() if plots.picture(name, make, out, skipped)]
     iohprofiler.export(ok, ok_traces, out / iohprofiler.FOLDER, instance_columns(ok, keys))
-    return pictures, ert
+    return drawn, ert
 
 
 def skipped_note(skipped: dict[str, str]) -> None:

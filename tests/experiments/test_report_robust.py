@@ -260,3 +260,23 @@ def test_a_report_into_a_read_only_sweep_is_one_line(tmp_path, read_only):
     assert lines[0].endswith("make that folder writable, or write the report elsewhere with --out DIR")
     elsewhere = run_app(str(sweep), "--out", str(tmp_path / "out"), module="experiments.report")
     assert elsewhere.returncode == 0 and (tmp_path / "out" / "report.md").is_file()
+
+
+def test_a_sweep_whose_report_draws_no_pictures_writes_its_tables(tmp_path):
+    """hydra.callbacks.report.pictures=false: the tables and report.md, no generic picture, and
+    report.md says which were left out and by what setting."""
+    from tests.experiments.test_bad_input import run_forked
+
+    sweep = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa,two_opt", "seed=0,1"]
+    sweep += [
+        "budget.evaluations=300",
+        "hydra.callbacks.report.pictures=false",
+        f"hydra.sweep.dir={tmp_path}",
+    ]
+    proc = run_forked(sweep, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert len(pd.read_csv(tmp_path / "runs.csv")) == 4 and (tmp_path / "summary.csv").is_file()
+    assert not list(tmp_path.glob("*.png"))
+    report = (tmp_path / "report.md").read_text()
+    for picture in ("final.png", "convergence.png", "ecdf.png"):
+        assert f"- {picture}: hydra.callbacks.report.pictures=false" in report
