@@ -265,7 +265,7 @@ def test_a_report_that_fails_fails_the_sweep_in_one_line(tmp_path, monkeypatch, 
     runs = pd.DataFrame({"run_dir": [str(tmp_path / "a")], "status": ["ok"], "error": [""]})
     monkeypatch.setattr(gather, "gather_runs", lambda dirs: runs)
 
-    def broken(dirs):
+    def broken(dirs, **settings):
         raise KeyError("n")
 
     monkeypatch.setattr(report, "report", broken)
