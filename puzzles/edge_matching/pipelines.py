@@ -190,7 +190,8 @@ class PlateauLNS(Chains):
             run_chains(objective, chains, self.chunk, None, self.exchange)
         finally:
             self.operator_stats = operator_stats(chains)
-            print(f"plateau_lns operators (tried/equal/better/best): {format_stats(self.operator_stats)}")
+            if used := format_stats(self.operator_stats):  # none, when a stop came before the first epoch
+                print(f"plateau_lns operators (tried/equal/better/best): {used}")
 
 
 class Portfolio(PlateauLNS):

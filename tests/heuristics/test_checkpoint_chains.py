@@ -8,6 +8,9 @@ whole. In-process, every compiled optimiser resumes bit for bit, on one chain an
 
 from __future__ import annotations
 
+import os
+import signal
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +21,7 @@ from heuristics.compiled import CompiledDescent, CompiledILS, CompiledSA, Hybrid
 from heuristics.minimize import minimize
 from puzzles.edge_matching.eternity2 import Eternity2Like
 from puzzles.edge_matching.pipelines import PlateauLNS
+from tests.experiments.test_bad_input import _as_main, forked
 from tests.experiments.test_checkpoint import needs_fork, row, run, stopping_at
 
 BOARD = ["puzzle=eternity2_like", "puzzle.n=8"]
@@ -158,3 +162,58 @@ def test_every_compiled_optimiser_resumes_bit_for_bit(tmp_path, optimizer):
     assert last[0] is not None and last[1] is not None
     assert last[1].search["epoch"] == last[0].search["epoch"] > saved.search["epoch"]
     np.testing.assert_equal(last[1].search, last[0].search)
+
+
+def stopped_in_the_beam(args: list[str], folder):
+    """The app on `args` in a forked child that sends itself SIGINT once its beam start has finished
+    its first beam (the stop lands while a wider one builds)."""
+
+    def call() -> None:
+        from core import progress
+
+        told = progress.report
+
+        def report(work, best, unit) -> None:
+            told(work, best, unit)
+            if unit == "candidate" and best is not None:
+                os.kill(os.getpid(), signal.SIGINT)
+
+        progress.report = report
+        _as_main(args)
+
+    return forked(call, folder, fresh_ok=True)
+
+
+@needs_fork
+@pytest.mark.slow  # three runs of a few seconds
+def test_a_run_stopped_in_its_beam_start_walks_the_time_left_from_the_board_built(tmp_path):
+    folder = tmp_path / "timed"
+    folder.mkdir()
+    args = argv("plateau_lns", folder, "budget.seconds=4", "optimizer.chains=2")
+    stopped = stopped_in_the_beam(args, folder)
+    assert stopped.returncode == 130 and (folder / FILE).is_file(), stopped.stderr
+    first = row(folder)
+    assert first["stop_reason"] == "interrupted" and first["seconds"] < 4 * 0.8  # in the beam's share
+    again = run(args, folder)
+    assert again.returncode == 0 and "resumed from checkpoint: " in again.stdout, again.stderr
+    done = row(folder)
+    assert done["stop_reason"] == "seconds" and 4 <= done["seconds"] < 5, done["seconds"]
+    assert done["best"] <= first["best"] and done["evaluations"] > first["evaluations"]
+    assert not (folder / FILE).exists()
+
+
+@needs_fork
+@pytest.mark.slow
+def test_a_stop_in_the_beam_start_under_an_evaluation_budget_leaves_no_checkpoint(tmp_path):
+    """The board built so far is not the unbroken run's: the same command builds again, to its record."""
+    args = ["budget.evaluations=200000", "optimizer.width=3000", "optimizer.max_width=30000"]
+    whole, broken = tmp_path / "whole", tmp_path / "broken"
+    whole.mkdir()
+    assert run(argv("plateau_lns", whole, *args), whole).returncode == 0
+    broken.mkdir()
+    stopped = stopped_in_the_beam(argv("plateau_lns", broken, *args), broken)
+    assert stopped.returncode == 130 and not (broken / FILE).exists(), stopped.stderr
+    again = run(argv("plateau_lns", broken, *args), broken)
+    assert again.returncode == 0 and "resumed from checkpoint" not in again.stdout, again.stderr
+    a, b = row(whole), row(broken)
+    assert (b["best"], b["evaluations"], b["best_genome"]) == (a["best"], a["evaluations"], a["best_genome"])
