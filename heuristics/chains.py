@@ -172,23 +172,15 @@ def start_chains(
     """`count` chains, each from a start state (`start`: random or a built one, built within
     `seconds`) drawn by `rng` and accounted as one evaluation. A built board is built once: every
     chain starts from it, and the builder's own curve opens the run's trace. A run continued from a
-    checkpoint saved between epochs gets its chains back as they were (nothing built or drawn).
-
-    A run stopped while a builder that keeps no state of its own builds (a beam: its state is its
-    whole frontier) under a seconds budget gets chains from the board built so far, and the first
-    epoch's checkpoint saves them: the continued run walks for the time left. Under an evaluation
-    budget that board is not the unbroken run's, so the stop leaves no checkpoint and the same command
-    builds again."""
+    checkpoint saved between epochs gets its chains back as they were (nothing built or drawn)."""
     saved = objective.restored
     if isinstance(saved, dict) and "chains" in saved:
         return [_resumed(face, kernel, params, state) for state in saved["chains"]]
     history: list = []
     began = objective.seconds
     before = rng.bit_generator.state  # the builder's seed is drawn from it: again so when continued
-    with staged(objective, before) as stage:  # a builder that keeps its state keeps it there
+    with staged(objective, before):  # a builder that keeps its state keeps it there
         built = start_state(face, rng, start, seconds, history) if start != "random" else None
-    if stage is not None and not stage.parts and objective.budget.seconds is not None:
-        objective.stops_at_checkpoints = True  # a stop in a stateless build: the first epoch saves its board
     objective.prelude([(began + row[0], row[2]) for row in history])
     chains: list[Chain] = []
     for _ in range(count):

@@ -186,7 +186,7 @@ def stopped_in_the_beam(args: list[str], folder):
 
 @needs_fork
 @pytest.mark.slow  # three runs of a few seconds
-def test_a_run_stopped_in_its_beam_start_walks_the_time_left_from_the_board_built(tmp_path):
+def test_a_pipeline_stopped_in_its_beam_start_goes_on_building_then_walks_the_time_left(tmp_path):
     folder = tmp_path / "timed"
     folder.mkdir()
     args = argv("plateau_lns", folder, "budget.seconds=4", "optimizer.chains=2")
@@ -195,7 +195,7 @@ def test_a_run_stopped_in_its_beam_start_walks_the_time_left_from_the_board_buil
     first = row(folder)
     assert first["stop_reason"] == "interrupted" and first["seconds"] < 4 * 0.8  # in the beam's share
     again = run(args, folder)
-    assert again.returncode == 0 and "resumed from checkpoint: " in again.stdout, again.stderr
+    assert again.returncode == 0 and "resumed from checkpoint: beam: " in again.stdout, again.stderr
     done = row(folder)
     assert done["stop_reason"] == "seconds" and 4 <= done["seconds"] < 5, done["seconds"]
     assert done["best"] <= first["best"] and done["evaluations"] > first["evaluations"]
@@ -217,3 +217,22 @@ def test_a_stop_in_the_beam_start_under_an_evaluation_budget_leaves_no_checkpoin
     assert again.returncode == 0 and "resumed from checkpoint" not in again.stdout, again.stderr
     a, b = row(whole), row(broken)
     assert (b["best"], b["evaluations"], b["best_genome"]) == (a["best"], a["evaluations"], a["best_genome"])
+
+
+@needs_fork
+@pytest.mark.slow  # two runs of a few seconds
+def test_a_beam_stopped_mid_schedule_goes_on_with_its_next_width_in_the_time_left(tmp_path):
+    folder = tmp_path / "beam"
+    folder.mkdir()
+    args = argv("beam", folder, "budget.seconds=4", "optimizer.width=400000", "optimizer.max_width=4000000")
+    stopped = stopped_in_the_beam(args, folder)
+    assert stopped.returncode == 130 and (folder / FILE).is_file(), stopped.stderr
+    first = row(folder)
+    again = run(args, folder)
+    assert again.returncode == 0, again.stderr
+    said = [line for line in again.stdout.splitlines() if line.startswith("resumed from checkpoint: beam: ")]
+    assert len(said) == 1 and "beams finished, next " in said[0], again.stdout
+    done = row(folder)
+    # the schedule ends when no wider beam fits the time left; its clock carried the time spent
+    assert done["stop_reason"] == "seconds" and first["seconds"] < done["seconds"] < 4 + 0.5, done["seconds"]
+    assert done["best"] <= first["best"] and done["work"] > first["work"] and not (folder / FILE).exists()

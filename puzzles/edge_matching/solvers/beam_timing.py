@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from core import progress
+from core import checkpoint, interrupt, progress
 from puzzles.edge_matching.solvers.base import alarm
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ SUPERLINEAR = (
     0.1  # a beam's time grows as work ** 1.1 (official set, one core: 4,096 wide 5.8 s, 40,000 68 s)
 )
 SAFETY = 0.9  # plan a beam to end by this share of the time left
+SCHEDULE = ("finished", "work", "w", "overhead", "per_work", "measured")  # what a checkpoint keeps
 
 
 def beam_within(
@@ -33,6 +34,11 @@ def beam_within(
     whose time is the per-cell overhead; each next width is the widest that the last beam's time,
     scaled by `most_work`, predicts to end in time (at most GROWTH x the last width). A timer stops a
     beam that would overrun; the result is then the best board finished.
+
+    In a run that keeps a checkpoint (`checkpoint.current()`) the schedule is saved after each beam
+    finished (the boards finished, the timings, the next width): a beam's own state is its whole
+    frontier, so a stop loses only the beam under way, and a continued run goes on with the next width
+    in the time left.
     """
 
     def widened(v: int) -> int | None:
@@ -42,9 +48,24 @@ def beam_within(
         work = prepared.most_work(v, widened(v))
         return overhead + per_work * work * (work / measured) ** SUPERLINEAR
 
+    def keep() -> None:
+        """Save the schedule (next: width `w`) and the time spent, when the run keeps a checkpoint."""
+        if stage is not None:
+            spent = seconds - (deadline - time.perf_counter())
+            kept = dict(zip(SCHEDULE, (finished, work, w, overhead, per_work, measured)), seconds=spent)
+            best = best_of(finished).unmatched
+            said = f"beam: {len(finished)} beams finished, next {w:,} wide, best {best} unmatched joins"
+            stage.save(key, kept, said)
+
+    stage, key = checkpoint.current(), f"beam seed {seed}"
+    saved = None if stage is None else stage.restored(key)
     deadline = started + seconds
     finished: list[tuple[int, BeamRun]] = []
     work, w, overhead, per_work, measured = 0, 1, 0.0, 0.0, 1
+    if saved is not None:  # the time it had spent: the schedule gets the time left
+        finished, work, w, overhead, per_work, measured = (saved[k] for k in SCHEDULE)
+        deadline -= saved["seconds"]
+        progress.report(0, best_of(finished).unmatched, "candidate")  # the live line's best so far
     with alarm(deadline - time.perf_counter()) as stop:
         while True:
             begun = time.perf_counter()
@@ -53,6 +74,8 @@ def beam_within(
             work += run.work
             progress.report(run.work, run.unmatched if run.finished else None, "candidate")
             if not run.finished:
+                if interrupt.requested():  # the time spent so far is spent: continued, it gets the rest
+                    keep()
                 break
             finished.append((w, run))
             if w == width:  # a narrower beam may have found the better board: keep the best
@@ -70,6 +93,7 @@ def beam_within(
             if low == w:
                 break
             w = low
+            keep()
     return best_of(finished), work, "seconds"
 
 
