@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import TightLayoutEngine
 from matplotlib.ticker import MaxNLocator
 
 from experiments.records import unwritable, write_picture
@@ -234,10 +235,13 @@ def legend_outside(fig, handles, labels, title: str | None = None) -> None:
 
 
 def finish(fig, caption: str) -> None:
-    """Lay the figure out under its caption (study, budget, smoke)."""
+    """Lay the figure out under its caption (study, budget, smoke): `fig.tight_layout()`'s layout, but
+    with no layout engine left on the figure, which would make savefig draw it once more before saving
+    (`records.tight_crop`)."""
     if caption:
         fig.suptitle(caption, fontsize=10)
-    fig.tight_layout()
+    # rect=None as fig.tight_layout() passes it (a whole-figure rect lays it out twice); the stub omits None
+    TightLayoutEngine(rect=None).execute(fig)  # type: ignore[arg-type]
 
 
 def median_handles(style: dict[str, dict]) -> tuple[list, list[str]]:

@@ -203,12 +203,31 @@ def write_config(cfg: DictConfig, run_dir: Path) -> None:
     atomic_write(run_dir / CONFIG, lambda tmp: tmp.write_text(text))
 
 
+DPI = 120  # a picture's dots per inch
+
+
 def write_picture(fig: Figure, path: Path) -> None:
-    """Save and close a matplotlib figure."""
+    """Save and close a matplotlib figure, cropped to what it draws (`bbox_inches="tight"`'s crop)."""
     import matplotlib.pyplot as plt
 
-    atomic_write(path, lambda tmp: fig.savefig(tmp, format=path.suffix[1:], dpi=120, bbox_inches="tight"))
+    crop = tight_crop(fig)
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format=path.suffix[1:], dpi=DPI, bbox_inches=crop))
     plt.close(fig)
+
+
+def tight_crop(fig: Figure) -> Any:
+    """The box `savefig(bbox_inches="tight")` crops to (everything drawn, legends and notes outside the
+    axes included, plus savefig.pad_inches), measured once at DPI. Why not "tight" itself: savefig then
+    draws the whole figure once to measure it and again to save it; given the box, a figure with no
+    layout engine left (as `plots.finish` lays one out) is drawn once, the same pixels. "tight" where
+    the figure's canvas has no renderer to measure with."""
+    import matplotlib
+
+    renderer = getattr(fig.canvas, "get_renderer", None)
+    if renderer is None:
+        return "tight"
+    fig.set_dpi(DPI)  # measured at the dpi it is saved at, as savefig measures it
+    return fig.get_tightbbox(renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])
 
 
 def write_record(

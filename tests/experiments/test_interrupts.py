@@ -23,7 +23,9 @@ import pytest
 from tests import ROOT
 
 PROMPT = 8.0  # seconds from the signal to the exit: a stop, not a budget's or a phase's end
-WAIT = 15.0  # seconds after the start of a run that says nothing until its end (task=exact): in its phase
+WAIT = 15.0  # seconds from the start of a run that says nothing, where its threads cannot be seen
+SEARCHING = 0.25  # CPU seconds each of two threads of the run besides its main one spent: its search walks
+WALKED = 1_000_000  # nodes a search stopped in its walk has counted: listing its jobs walks a few hundred
 SETTLE = 3.0  # seconds after the line that opens the cell's phase: its kernels loaded, the run in its loop
 FOREVER = str(10**12)
 NO_TIME = f"budget.evaluations={FOREVER}"  # a budget that outlasts the test, in evaluations only
@@ -52,17 +54,46 @@ CELLS = {
 }
 
 
-# the stderr line after which a cell's run is in its phase (SETTLE seconds on); None: WAIT seconds from
-# the start (task=exact prints nothing before its end); every other cell: the run's first line, its
-# budget (plateau_lns's refine follows a beam of milliseconds)
+# the stderr line after which a cell's run is in its phase (SETTLE seconds on); None: a run that says
+# nothing until its end (task=exact; backtrack's budget line comes seconds before its search), in its
+# phase once the perfect search's threads walk (`searching`); every other cell: the run's first line,
+# its budget (plateau_lns's refine follows a beam of milliseconds)
 MARKS = {"portfolio refine": "breaks: ", "backtrack search": None, "exact count": None}
 OPENS = "budget: "
+# where a cell that says nothing records the nodes its search walked: (file, column); at least WALKED
+# says the signal stopped the walk, not the setup before it (the jobs then never start)
+WALKS = {"backtrack search": ("run.parquet", "work"), "exact count": ("exact.parquet", "nodes")}
+
+
+def searching(pid: int) -> bool | None:
+    """Are two threads of the process other than its main one busy, SEARCHING CPU seconds spent each:
+    the perfect search's pool (task=exact and optimizer=backtrack walk on every core, on two threads at
+    least, the hedge's two scan orders too; the app's other threads wait)? None where threads cannot be
+    seen (no /proc) or the run has one core (its search walks on the main thread)."""
+    tasks = Path(f"/proc/{pid}/task")
+    if not tasks.is_dir() or not hasattr(os, "sched_getaffinity"):
+        return None
+    try:
+        if len(os.sched_getaffinity(pid)) < 2:
+            return None
+        threads = [task for task in tasks.iterdir() if task.name != str(pid)]
+    except OSError:  # the run has ended: the caller sees it
+        return False
+    tick, busy = os.sysconf("SC_CLK_TCK"), 0
+    for task in threads:
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # a thread that has just ended
+            continue
+        busy += (int(fields[11]) + int(fields[12])) / tick >= SEARCHING  # utime + stime
+    return busy >= 2
 
 
 def in_phase(run: subprocess.Popen, cell: str) -> tuple[list[str], list[str], list[threading.Thread]]:
     """Wait until the cell's run is in its phase: its MARKS line (on stdout or stderr) and SETTLE seconds
-    more, or WAIT seconds for a run that prints nothing before its end. Returns the stdout and stderr
-    lines so far and the threads that read on until the run ends (join them: then the lists are whole)."""
+    more, or, for a run that prints nothing before its end, its search threads walking (WAIT seconds
+    where they cannot be seen). Returns the stdout and stderr lines so far and the threads that read on
+    until the run ends (join them: then the lists are whole)."""
     out: list[str] = []
     err: list[str] = []
     readers = [
@@ -73,7 +104,12 @@ def in_phase(run: subprocess.Popen, cell: str) -> tuple[list[str], list[str], li
         reader.start()
     mark = MARKS.get(cell, OPENS)
     if mark is None:
-        time.sleep(WAIT)
+        deadline = time.time() + 300  # a fresh clone compiles the board's kernels first, for a minute
+        while (busy := searching(run.pid)) is False and run.poll() is None:
+            assert time.time() < deadline, f"no search threads at work in 300 s: {out} {err}"
+            time.sleep(0.05)
+        if busy is None:
+            time.sleep(WAIT)
         return out, err, readers
     deadline = time.time() + 120
     while not any(line.startswith(mark) for line in [*out, *err]) and run.poll() is None:
@@ -167,6 +203,10 @@ def test_an_interrupt_keeps_the_best_so_far_in_every_phase(tmp_path, cell, timed
     assert "Traceback" not in err and "without a record" not in err, err
     assert took < PROMPT, f"{cell} took {took:.1f} s to stop"
     check_record(tmp_path, exact)
+    if cell in WALKS:  # stopped in its search's walk, not before it
+        name, column = WALKS[cell]
+        walked = pd.read_parquet(tmp_path / name).iloc[0][column]
+        assert walked >= WALKED, f"{cell}: {walked} nodes walked: the signal came before its search"
 
 
 STUCK = """

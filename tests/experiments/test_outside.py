@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from experiments.records import write_record
-from experiments.report import main
+from experiments.report import PICTURES_OFF, main
 from tests import ROOT
 from tests.experiments.test_experiment_run import run_app
 
@@ -27,7 +27,9 @@ PACKING = {
 
 
 def sweep(out: Path, *overrides: str) -> Path:
-    proc = run_app(*overrides, f"hydra.sweep.dir={out}")
+    """A sweep whose own report writes its tables only: the tests read the pictures of the reports they
+    write themselves (`report`)."""
+    proc = run_app(*overrides, PICTURES_OFF, f"hydra.sweep.dir={out}")
     assert proc.returncode == 0, proc.stderr
     return out
 

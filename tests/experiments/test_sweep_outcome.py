@@ -14,10 +14,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from experiments.report import PICTURES_OFF
 from experiments.run import sweep_name
 from tests import ROOT
 
 PIECES = "# order: left top right bottom\n# size: 2 x 2\n0 0 1 1\n1 0 0 1\n0 1 1 0\n1 1 0 0\n"
+NO_PICTURES = PICTURES_OFF  # tables only: pictures are tested elsewhere
 
 
 def app(*args: str, cwd: Path = ROOT, **kwargs) -> subprocess.CompletedProcess:
@@ -42,6 +44,7 @@ def test_a_failed_run_fails_the_sweep_and_runs_again_once_its_cause_is_fixed(tmp
         "optimizer=sa",
         f"puzzle.pieces_file={ROOT / 'puzzles/data/eternity2/clue1.txt'},{pieces}",
         "budget.evaluations=200",
+        NO_PICTURES,
         f"hydra.sweep.dir={tmp_path / 'sweep'}",
     ]
     first = app(*sweep)
@@ -66,7 +69,7 @@ def test_a_failed_run_fails_the_sweep_and_runs_again_once_its_cause_is_fixed(tmp
 
 @pytest.mark.slow
 def test_a_changed_config_is_refused_naming_its_keys_and_runs_again_on_request(tmp_path):
-    sweep = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa", "seed=0,1"]
+    sweep = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa", "seed=0,1", NO_PICTURES]
     sweep += ["budget.evaluations=300", "budget.stop_at_optimum=false", f"hydra.sweep.dir={tmp_path}"]
     assert app(*sweep).returncode == 0
     saved = next(tmp_path.rglob("seed=0")) / "config.yaml"
@@ -85,7 +88,7 @@ def test_a_changed_config_is_refused_naming_its_keys_and_runs_again_on_request(t
 
 @pytest.mark.slow
 def test_a_missing_trace_makes_a_record_incomplete(tmp_path):
-    sweep = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa", "seed=0,1"]
+    sweep = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa", "seed=0,1", NO_PICTURES]
     sweep += ["budget.evaluations=300", "budget.stop_at_optimum=false", f"hydra.sweep.dir={tmp_path}"]
     assert app(*sweep).returncode == 0
     (next(tmp_path.rglob("seed=1")) / "trace.parquet").unlink()
@@ -100,6 +103,7 @@ def test_a_missing_trace_makes_a_record_incomplete(tmp_path):
 def test_running_the_same_command_again_resumes_its_sweep(tmp_path):
     """No hydra.sweep.dir given: the folder is named by the command, in whichever process a job runs."""
     sweep = ["-m", "puzzle=queens", "optimizer=sa,two_opt", "seed=0", "budget.evaluations=200", "study=demo"]
+    sweep += [NO_PICTURES]  # a Hydra setting: not in the folder's name
     first = app(*sweep, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     folder = tmp_path / "results/sweeps/demo/optimizer=sa,two_opt,puzzle=queens,evaluations=200,seed=0"
@@ -191,7 +195,7 @@ def test_a_read_only_run_folder_is_one_line(tmp_path, read_only):
 def test_an_unwritable_run_folder_fails_that_run_and_the_sweep_goes_on(tmp_path, read_only):
     blocked = read_only(tmp_path / "budget.evaluations=300,optimizer=sa,puzzle=queens" / "seed=1")
     sweep = ["-m", "hydra/launcher=basic", "puzzle=queens", "optimizer=sa", "seed=0,1,2"]
-    done = app(*sweep, "budget.evaluations=300", f"hydra.sweep.dir={tmp_path}")
+    done = app(*sweep, "budget.evaluations=300", NO_PICTURES, f"hydra.sweep.dir={tmp_path}")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"1 x cannot write to {blocked}" in done.stderr
     assert len(pd.read_csv(tmp_path / "runs.csv")) == 2 and (tmp_path / "report.md").is_file()

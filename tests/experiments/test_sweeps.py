@@ -13,9 +13,11 @@ import pytest
 from joblib._parallel_backends import LokyBackend
 from omegaconf import OmegaConf
 
+from experiments.report import PICTURES_OFF
 from experiments.reproduce import reproduce
 from tests import ROOT
 
+NO_PICTURES = PICTURES_OFF  # tables only: pictures are tested elsewhere
 SWEEP = [
     "-m",
     "hydra/launcher=basic",
@@ -23,6 +25,7 @@ SWEEP = [
     "seed=0,1",
     "budget.evaluations=3000",
     "budget.stop_at_optimum=false",
+    NO_PICTURES,
 ]
 
 
@@ -64,7 +67,14 @@ def test_interrupted_sweep_resumes_with_only_the_missing_runs(tmp_path):
 
 
 def test_a_failing_run_is_recorded_and_the_sweep_goes_on(tmp_path):
-    proc = app("-m", "puzzle.width=4,6", "seed=0", "budget.evaluations=500", f"hydra.sweep.dir={tmp_path}")
+    proc = app(
+        "-m",
+        "puzzle.width=4,6",
+        "seed=0",
+        "budget.evaluations=500",
+        NO_PICTURES,
+        f"hydra.sweep.dir={tmp_path}",
+    )
     assert proc.returncode == 1, proc.stderr  # the sweep went on, and says that it failed
     assert "1 of 2 runs failed or were refused:\n  1 x InputError: the strip (width 4)" in proc.stderr
     runs = pd.read_csv(tmp_path / "runs.csv")
@@ -126,6 +136,7 @@ def test_joblib_sweep_one_thread_per_worker(tmp_path):
         "seed=0,1",
         "budget.evaluations=500",
         "budget.stop_at_optimum=false",
+        NO_PICTURES,
         f"hydra.sweep.dir={tmp_path}",
         env=env,
     )
@@ -158,6 +169,7 @@ def test_submitit_local_sweep_writes_its_records(tmp_path):
         "optimizer=ga,two_opt",
         "seed=0",
         "budget.evaluations=300",
+        NO_PICTURES,
         f"hydra.sweep.dir={tmp_path}",
     )
     assert proc.returncode == 0, proc.stderr
