@@ -204,7 +204,13 @@ RUN: dict[str, list[str]] = {
         *("--set", "optimizer.width=50", "--set", "optimizer.max_width=500", "--no-baseline"),
         *("--seeds", "0"),  # one seed of the three: the shortened command checks the path, not the spread
     ],
-    "python -m benchmarks.bench_tuning": ["--smoke", "--races", "elitist"],  # one raced study
+    "python -m benchmarks.bench_tuning": [
+        "--smoke",
+        "--races",
+        "elitist",
+        "--trials",
+        "4",
+    ],  # one raced study, two batches
     "python -m benchmarks.bench_hardness": ["--n", "5", "--smoke"],
     "python -m benchmarks.bench_launchers": ["--seeds", "1", "--evaluations", "100", "--repeats", "1"],
     "python -m benchmarks.bench_exact_edge speed": ["--nodes", "10000", "--repeats", "1"],

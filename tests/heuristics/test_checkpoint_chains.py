@@ -54,9 +54,16 @@ CHUNK = "optimizer.chunk=65536"
 EVERY = "optimizer.every=65536"  # the hybrids' epoch: a large step on every chain after each
 
 
-def case(board: list[str], optimizer: str, stop: int = EVALUATIONS // 2, slow: bool = False):
-    """A run of `optimizer` on `board`, stopped `stop` evaluations in."""
-    return pytest.param(board, optimizer, stop, id=optimizer.split()[0], marks=[pytest.mark.slow] * slow)
+def case(
+    board: list[str],
+    optimizer: str,
+    stop: int = EVALUATIONS // 2,
+    slow: bool = False,
+    evaluations: int = EVALUATIONS,
+):
+    """A run of `optimizer` on `board` for `evaluations`, stopped `stop` evaluations in."""
+    marks = [pytest.mark.slow] * slow
+    return pytest.param(board, optimizer, stop, evaluations, id=optimizer.split()[0], marks=marks)
 
 
 EARLY = EVALUATIONS // 8  # the hybrids' large steps change the board early on, before the run cools
@@ -64,25 +71,28 @@ EARLY = EVALUATIONS // 8  # the hybrids' large steps change the board early on, 
 
 @needs_fork
 @pytest.mark.parametrize(
-    "board, optimizer, stop",
+    "board, optimizer, stop, evaluations",
     [
         case(BOARD, f"sa_compiled {CHUNK}"),
         case(BOARD, f"plateau_lns {CHUNK} optimizer.start=random optimizer.chains=2"),
         case(BOARD, f"hybrid_vlns {EVERY} optimizer.chains=2", EARLY),  # two chains, one large step generator
         case(BOARD, f"hybrid_greedy {EVERY}", EARLY, slow=True),  # hybrid_vlns's step, a greedy start
-        case(STRIP, "sa_repack", slow=True),  # about 40 s: the strip's moves are slower
+        # the strip's moves are slower: a quarter of the budget, a large step every 1,000 moves all through
+        case(STRIP, "sa_repack", EVALUATIONS // 8, slow=True, evaluations=EVALUATIONS // 4),
     ],
 )
-def test_a_chain_run_stopped_and_run_again_ends_as_an_unbroken_one(tmp_path, board, optimizer, stop):
+def test_a_chain_run_stopped_and_run_again_ends_as_an_unbroken_one(
+    tmp_path, board, optimizer, stop, evaluations
+):
     name, *settings = optimizer.split()
-    args = [f"budget.evaluations={EVALUATIONS}", *settings]
+    args = [f"budget.evaluations={evaluations}", *settings]
     whole, broken = tmp_path / "whole", tmp_path / "broken"
     whole.mkdir()
     assert run(argv(name, whole, *args, board=board), whole).returncode == 0
     broken.mkdir()
     stopped = run(argv(name, broken, *args, board=board), broken, stop)
     assert stopped.returncode == 130 and (broken / FILE).is_file(), stopped.stderr
-    assert stop <= row(broken)["evaluations"] < EVALUATIONS
+    assert stop <= row(broken)["evaluations"] < evaluations
     again = run(argv(name, broken, *args, board=board), broken)
     assert again.returncode == 0, again.stderr
     said = [line for line in again.stdout.splitlines() if line.startswith("resumed from checkpoint: ")]
