@@ -317,6 +317,10 @@ LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the
 
 # README command -> why it does not run here.
 EXCLUDED: dict[str, str] = {
+    "python -m benchmarks.bench_tuning --study-seeds 5 --races elitist": (
+        "the logged racing benchmark, well over an hour on both cores; bench_tuning runs shortened "
+        "(--smoke --races elitist) as its page's first command"
+    ),
     "python -m experiments.run +experiment=random_floor smoke=on": (
         "docs/extending.md's example study, which is not in the repository: "
         "tests/docs/test_extending_page.py writes the page's study into a copy of studies/ and runs this "
