@@ -35,6 +35,7 @@ from scipy.stats import wilcoxon
 
 from benchmarks import flags
 from benchmarks.timing import fmt  # importing it logs this run (benchmarks/log/)
+from experiments.report import PICTURES_OFF  # the benchmark reads tables, never pictures
 
 ROOT = Path(__file__).resolve().parents[1]
 HELD_OUT = "range(100,120)"
@@ -66,6 +67,7 @@ def tune(
         *([f"hydra.sweeper.n_trials={trials}"] * (trials is not None)),
         f"hydra.sweeper.sampler.seed={seed}",
         f"hydra.sweep.dir={folder}",
+        PICTURES_OFF,
     )
     seconds = time.perf_counter() - start
     trials = pd.read_csv(folder / "trials.csv")
@@ -96,6 +98,7 @@ def held_out(folder: Path, study: dict) -> pd.Series:
         f"budget.evaluations={study['evaluations']}",
         "hydra/launcher=local",
         f"hydra.sweep.dir={folder}",
+        PICTURES_OFF,
     )
     runs = pd.read_csv(folder / "runs.csv")
     return runs.set_index("puzzle.instance_seed")["best"].sort_index()

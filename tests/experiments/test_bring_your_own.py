@@ -8,6 +8,9 @@ import pytest
 
 from tests.conftest import outside_app
 
+# the slow tier (--dist loadgroup) runs this file on one worker: its fixtures, built once
+pytestmark = pytest.mark.xdist_group("outside_sweep")
+
 
 @pytest.mark.slow
 def test_own_components_appear_in_every_table_report_and_plot(outside_sweep):

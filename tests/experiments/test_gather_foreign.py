@@ -14,6 +14,9 @@ from experiments.records import damage
 from tests.experiments.test_resume_damaged import cut
 from tests.experiments.test_sweeps import app, finished
 
+# the slow tier (--dist loadgroup) runs this file on one worker: its fixtures, built once
+pytestmark = pytest.mark.xdist_group("gather_foreign")
+
 SMALL = ["-m", "hydra/launcher=basic", "optimizer=sa", "seed=0,1,2", "budget.evaluations=300"]
 
 

@@ -16,6 +16,9 @@ from experiments.report import PICTURES_OFF, main
 from tests import ROOT
 from tests.experiments.test_experiment_run import run_app
 
+# the slow tier (--dist loadgroup) runs this file on one worker: its fixtures, built once
+pytestmark = pytest.mark.xdist_group("outside")
+
 EXAMPLE = ROOT / "examples" / "outside_pentomino.csv"
 PACKING = {
     "packing/free6": 0,

@@ -19,6 +19,9 @@ from experiments.records import write_record
 from experiments.report import failure_lines, failures, main, report
 from studies.colour_sweep.report import colour_sweep_comparison, colour_sweep_verdicts, t_interval
 
+# the slow tier (--dist loadgroup) runs this file on one worker: its fixtures, built once
+pytestmark = pytest.mark.xdist_group("report_fair")
+
 KINDS = {"sa": "fitness", "ga": "fitness", "beam": "construction", "hybrid": "priced move"}
 
 

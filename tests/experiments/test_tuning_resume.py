@@ -28,6 +28,9 @@ from hydra_plugins.puzzlelab_sweeper.optuna_sweeper import OptunaSweeper
 from tests import ROOT
 from tests.experiments.test_experiment_run import run_app
 
+# the slow tier (--dist loadgroup) runs this file on one worker: its fixtures, built once
+pytestmark = pytest.mark.xdist_group("tuning_resume")
+
 STUDY = [  # 8 TPE trials (2 start-up draws), two at a time, racing on 6 boards; a hot t_end loses
     "-m",
     "task=tune",

@@ -102,46 +102,54 @@ class Referee:
             classes.setdefault(key, [0, turns])[0] += 1
         self.left = [v[0] for v in classes.values()]  # pieces left per class
         self.turns = [v[1] for v in classes.values()]
-        self.by_left_top: dict[tuple, list] = {}
-        for k, orients in enumerate(self.turns):
-            for o in orients:
-                self.by_left_top.setdefault((o[0], o[1]), []).append((k, o))
 
     def count(self) -> int:
         """Distinct perfect boards: grey exactly on the rim, every inner join matched."""
-        n, m, fixed = self.n, self.m, self.fixed
-        shown: list = [None] * (n * m)
+        m, cells = self.m, self.n * self.m
+        shown: list = [None] * cells
+        options = [self._options(c) for c in range(cells)]  # per cell: (left, top) -> [(class, sides)]
 
-        def fits_later(c: int, o: tuple) -> bool:  # rim sides grey, inner sides not; fixed neighbours
-            row, col = divmod(c, m)
+        def walk(c: int) -> int:
+            if c == cells:
+                return 1
+            left = shown[c - 1][2] if c % m else 0
+            top = shown[c - m][3] if c >= m else 0
+            total = 0
+            for k, o in options[c].get((left, top), ()):
+                if k >= 0 and not self.left[k]:
+                    continue
+                if k >= 0:
+                    self.left[k] -= 1
+                shown[c] = o
+                total += walk(c + 1)
+                if k >= 0:
+                    self.left[k] += 1
+            return total
+
+        return walk(0)
+
+    def _options(self, c: int) -> dict[tuple, list]:
+        """What cell c may show, by its left and top colours: a fixed piece (class -1) or every class's
+        orientations, with grey exactly on the cell's right and bottom rim sides and the sides a fixed
+        right or lower neighbour shows matched."""
+        n, m, fixed = self.n, self.m, self.fixed
+        row, col = divmod(c, m)
+
+        def fits_later(o: tuple) -> bool:
             if (o[2] == 0) != (col == m - 1) or (o[3] == 0) != (row == n - 1):
                 return False
             if col < m - 1 and c + 1 in fixed and fixed[c + 1][0] != o[2]:
                 return False
             return not (row < n - 1 and c + m in fixed and fixed[c + m][1] != o[3])
 
-        def walk(c: int) -> int:
-            if c == n * m:
-                return 1
-            row, col = divmod(c, m)
-            left = 0 if col == 0 else shown[c - 1][2]
-            top = 0 if row == 0 else shown[c - m][3]
-            if c in fixed:
-                o = fixed[c]
-                if o[0] != left or o[1] != top or not fits_later(c, o):
-                    return 0
-                shown[c] = o
-                return walk(c + 1)
-            total = 0
-            for k, o in self.by_left_top.get((left, top), ()):
-                if self.left[k] and fits_later(c, o):
-                    self.left[k] -= 1
-                    shown[c] = o
-                    total += walk(c + 1)
-                    self.left[k] += 1
-            return total
-
-        return walk(0)
+        found: dict[tuple, list] = {}
+        every = (
+            [(-1, fixed[c])] if c in fixed else [(k, o) for k, turns in enumerate(self.turns) for o in turns]
+        )
+        for k, o in every:
+            if fits_later(o):
+                found.setdefault((o[0], o[1]), []).append((k, o))
+        return found
 
     def any_within(self, most: int, grey_rule: bool) -> bool:
         """Is there a board with at most `most` unmatched joins (under `grey_rule`, grey exactly on the

@@ -11,6 +11,8 @@ from puzzles.edge_matching.solvers.perfect_search.walks import _checked, _key
 PROBES = 20000  # random dives per order for `estimate_orders`
 REFINE = (1e9, 1e13)  # a best estimate in this range (seconds to hours of walking): again with 10x the dives
 PROBE_SEED = 0
+GLANCE = 1000  # dives on the default order first: a tree estimated below TRIVIAL nodes is walked as it is
+TRIVIAL = 10_000  # nodes: about a millisecond of walking, less than building one more order's tables
 
 
 @numba.njit(cache=True, nogil=True)

@@ -429,7 +429,12 @@ def estimate_orders(
 
 def auto_order(table, n: int, m: int, preplaced, **settings) -> tuple[str, dict[str, tuple[float, float]]]:
     """(the order of the smallest estimated tree, the estimates) for `Board(order="auto")`: where the
-    best tree is long to walk but within reach (REFINE) it is estimated again with 10x the dives."""
+    best tree is long to walk but within reach (REFINE) it is estimated again with 10x the dives. A
+    board whose default order's tree is TRIVIAL at a glance walks that order: on the small boards of
+    colour sweeps and cross-checks (trees of tens of nodes) probing every order took 50x the walk."""
+    glance = estimate_orders(table, n, m, preplaced, names=["short"], dives=probe.GLANCE, **settings)
+    if glance["short"][0] < probe.TRIVIAL:  # walked sooner than the other orders' tables are built
+        return "short", glance
     estimates = estimate_orders(table, n, m, preplaced, **settings)
     if probe.REFINE[0] < min(e[0] for e in estimates.values()) < probe.REFINE[1]:  # heavy tails mis-rank
         estimates = estimate_orders(table, n, m, preplaced, dives=10 * probe.PROBES, **settings)
