@@ -200,7 +200,7 @@ RUN: dict[str, list[str]] = {
     "python -m benchmarks.bench_galakub": ["--repeats", "1"],
     "python -m benchmarks.bench_interrupts": ["--repeats", "1", "--cells", "beam build"],
     "python -m benchmarks.bench_resume portfolio --seconds 600 --stops 180,360 --seeds 0,1,2": [
-        *("--seconds", "16", "--stops", "7,13", "--puzzle", "eternity2_like", "--set", "puzzle.n=10"),
+        *("--seconds", "8", "--stops", "3,6", "--puzzle", "eternity2_like", "--set", "puzzle.n=10"),
         *("--set", "optimizer.width=50", "--set", "optimizer.max_width=500", "--no-baseline"),
         *("--seeds", "0"),  # one seed of the three: the shortened command checks the path, not the spread
     ],
