@@ -75,11 +75,13 @@ from puzzles.edge_matching.solvers.breaks_walk import _walk
 __all__ = ["EXTEND_DEPTH", "OPEN_CELLS", "BreaksConstruction", "RestartOutcome", "Breaks", "warm_up"]
 
 # Placements per restart when restart_nodes is null: under a time limit RESTART_PER_SECOND per second of
-# it, at least RESTART_NODES (a 10-minute portfolio's 480 s of breaks: 4.8e8, minutes a restart, as the
-# record family's: Blackwood 5e10 loop turns, libblackwood 5-15 minutes; a one-core minute: 6e7, where
-# 5e8 left two restarts and did worse); without one RESTART_NODES (issue 46's, about four seconds).
+# it, at least RESTART_NODES; without one RESTART_NODES (issue 46's). Under a time limit a restart lasts
+# about a third of the run on a walk of 20 million placements a second (a 10-minute portfolio's 480 s of
+# breaks: 3.2e9, minutes a restart, as the record family's: Blackwood 5e10 loop turns, libblackwood 5-15
+# minutes). On the ladder (120 s, both threads) restarts of 8e8 completed 2,720 boards an hour at 463 or
+# better against 1,870 at 4e8 and 1,780 at 1.2e8 (1e6 a second, tuned when the walk was 3.3x slower).
 RESTART_NODES = 50_000_000
-RESTART_PER_SECOND = 1_000_000
+RESTART_PER_SECOND = 6_700_000
 DEFAULT_MAX_NODES = 200_000_000  # the node budget when no time limit is given
 FINISH_WIDTH = 1000  # the beam that completes each restart's deepest partial board
 TAIL_CELLS = 12  # deepest partials with at most this many empty cells are completed exactly too
