@@ -142,3 +142,21 @@ def test_a_board_of_more_than_64_pieces_walks_entries():
     assert board.sets is None
     answer = search(board, limit=1, threads=1, max_nodes=200_000)
     assert answer.nodes > 0 and all(is_perfect(puzzle, *b) for b in answer.boards)
+
+
+def test_a_tree_trivial_at_a_glance_walks_the_default_order_and_counts_the_same():
+    """Probing every order of a tree of a few dozen nodes cost 50x its walk: such a board walks `short`
+    after probe.GLANCE dives, and counts what the order of the smallest probed tree counts; a larger tree
+    is probed as before."""
+    small = Eternity2Like(n=4, instance_seed=0)
+    args = (small.table, small.n, small.m, small.preplaced)
+    glanced = Board(*args, order="auto")
+    assert glanced.order_name == "short" and list(glanced.estimates) == ["short"]
+    assert glanced.estimates["short"][0] < probe.TRIVIAL
+    estimates = estimate_orders(*args)
+    probed = Board(*args, order=min(estimates, key=lambda x: estimates[x][0]))
+    walked, counted = search(glanced, threads=1), search(probed, threads=1)
+    assert walked.complete and counted.complete and walked.count == counted.count >= 1
+    large = Eternity2Like(n=6, instance_seed=0)
+    board = Board(large.table, large.n, large.m, large.preplaced, order="auto")
+    assert len(board.estimates) > 1 and min(e[0] for e in board.estimates.values()) >= probe.TRIVIAL
