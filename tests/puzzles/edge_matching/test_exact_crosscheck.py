@@ -116,9 +116,9 @@ class Referee:
             top = shown[c - m][3] if c >= m else 0
             total = 0
             for k, o in options[c].get((left, top), ()):
-                if k >= 0 and not self.left[k]:
-                    continue
-                if k >= 0:
+                if k >= 0:  # a class's piece (a fixed one has class -1)
+                    if not self.left[k]:
+                        continue
                     self.left[k] -= 1
                 shown[c] = o
                 total += walk(c + 1)
