@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -17,6 +18,17 @@ from experiments.run import setup
 from experiments.schema import CONFIG_DIR
 from puzzles.calendar import Calendar
 from tests import ROOT
+
+
+@pytest.fixture(autouse=True)
+def sigint_as_it_was():
+    """Ctrl-C's handler as it was before the test. Why: a run in this process that ends with one line
+    leaves Ctrl-C ignored (core.interrupt.ends_quietly, so the exit prints no second traceback), and an
+    ignored signal is inherited: every later subprocess of this worker would ignore the Ctrl-C a signal
+    test sends it, and run on to its end."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 @pytest.fixture(scope="session")
