@@ -368,7 +368,10 @@ EXCLUDED: dict[str, str] = {
 # Commands not in RUN, excluded by what they are (pattern on the command, reason).
 USAGE = "a usage line: <...> stands for the reader's own directory or choice; its module must exist"
 RULES: list[tuple[str, str]] = [
-    (r"pip install", "installs the project into a new virtualenv: CI's .ci/run does exactly this"),
+    (
+        r"pip install",
+        "installs the project into a new virtualenv: CI's .ci/run does the same (by uv, by pip where uv cannot)",
+    ),
     (r"^python -m pytest\b", "runs the tests: CI runs them (this file among them)"),
     (r"^(ruff|mypy|pre-commit)\b", "a check CI runs on every change (.ci/run)"),
     (r"^mkdocs build\b", "builds the documentation: CI's .ci/run does, before the tests"),
