@@ -19,23 +19,6 @@ from experiments.schema import CONFIG_DIR
 from puzzles.calendar import Calendar
 from tests import ROOT
 
-# Modules whose tests take 20-45 s each in the slow tier (CI's --durations): handed out first, so that
-# neither worker is left with one of them at the end while the other has nothing to do
-LONG_FIRST = (
-    "tests/puzzles/test_pentomino_exhaustive.py",
-    "tests/experiments/test_tuning.py",
-    "tests/experiments/test_exact_experiments.py",
-    "tests/benchmarks/test_checkpoint_bench.py",
-    "tests/puzzles/edge_matching/test_generated_walk.py",
-    "tests/experiments/test_mlflow_callback.py",
-)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long tests first (a stable sort: the rest keep their order). pytest-xdist hands out tests in
-    this order (after --dist loadgroup's groups, which it sends first), every worker collecting the same."""
-    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))
-
 
 @pytest.fixture(autouse=True)
 def sigint_as_it_was():
