@@ -20,15 +20,20 @@ from puzzles.calendar import Calendar
 from tests import ROOT
 
 
+def heard(signum: int = signal.SIGINT) -> None:
+    """Ctrl-C heard again where a run in this process left it ignored (core.interrupt.ends_quietly does,
+    so that its exit prints no second traceback). Why: an ignored signal is inherited, so every later
+    subprocess of this pytest worker would ignore the Ctrl-C a signal test sends it and run on."""
+    if signal.getsignal(signum) is signal.SIG_IGN:
+        signal.signal(signum, signal.default_int_handler)
+
+
 @pytest.fixture(autouse=True)
-def sigint_as_it_was():
-    """Ctrl-C's handler as it was before the test. Why: a run in this process that ends with one line
-    leaves Ctrl-C ignored (core.interrupt.ends_quietly, so the exit prints no second traceback), and an
-    ignored signal is inherited: every later subprocess of this worker would ignore the Ctrl-C a signal
-    test sends it, and run on to its end."""
-    before = signal.getsignal(signal.SIGINT)
+def ctrl_c_heard():
+    """Before each test (a module's or the session's fixture may have ended a run) and after it."""
+    heard()
     yield
-    signal.signal(signal.SIGINT, before)
+    heard()
 
 
 @pytest.fixture(scope="session")
