@@ -20,12 +20,12 @@ from puzzles.calendar import Calendar
 from tests import ROOT
 
 
-def heard(signum: int = signal.SIGINT) -> None:
+def heard() -> None:
     """Ctrl-C heard again where a run in this process left it ignored (core.interrupt.ends_quietly does,
     so that its exit prints no second traceback). Why: an ignored signal is inherited, so every later
     subprocess of this pytest worker would ignore the Ctrl-C a signal test sends it and run on."""
-    if signal.getsignal(signum) is signal.SIG_IGN:
-        signal.signal(signum, signal.default_int_handler)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

@@ -285,12 +285,8 @@ def signalled(signum: int) -> Callable[..., object]:
 def test_ctrl_c_while_the_report_is_written_ends_in_one_line(runs, tmp_path, monkeypatch):
     from experiments import report
 
-    def fresh() -> None:  # as a fresh process: this worker's earlier one-line exits leave SIGINT ignored
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        report.main([str(runs)])
-
     monkeypatch.setattr(report, "report", signalled(signal.SIGINT))
-    proc = forked(fresh, tmp_path)
+    proc = forked(lambda: report.main([str(runs)]), tmp_path)  # Ctrl-C heard: tests/conftest.py
     assert proc.returncode == 130 and "Traceback" not in proc.stderr, proc.stderr
     line = f"interrupted: the report in {runs} is not complete; run the same command again to write it"
     assert [s for s in proc.stderr.splitlines() if s.strip()] == [line]
