@@ -35,7 +35,8 @@ from benchmarks.timing import Timing, report
 from puzzles.edge_matching import EdgeMatching
 from puzzles.edge_matching.eternity2 import HARDEST_COLOURS, Eternity2, Eternity2Like
 from puzzles.edge_matching.seed_sweep import puzzle_for
-from puzzles.edge_matching.solvers.perfect_search import Board, estimate_orders, generated, search
+from puzzles.edge_matching.solvers.perfect_search import Board, estimate_orders, search
+from puzzles.edge_matching.solvers.perfect_search.jobs import split
 from puzzles.edge_matching.solvers.perfect_search.probe import PROBES
 
 CLUES = "puzzles/data/eternity2/clue{}.txt"
@@ -86,9 +87,8 @@ def _walk_once(board, nodes: int) -> tuple[tuple[int, int, int], float]:
 
 def _speed_board(p, args, exe, folder: Path) -> None:
     board = Board(p.table, p.n, p.m, p.preplaced, "rows", lookahead=False, symmetry=False, generated=True)
-    started = time.perf_counter()
-    board.generated_walk()  # written, compiled or loaded from the cache: timed apart from the walk
-    print(f"  generated walk ready in {time.perf_counter() - started:.2f} s (compile or cache load)")
+    board.generated_walk().walk_from(0)  # compiled or loaded from the cache: timed apart from the walk
+    print(f"  generated walk ready in {board.compile_seconds:.2f} s (compile or cache load)")
     frozen = frozen_search.Board(p.table, p.n, p.m, p.preplaced, "rows", lookahead=False, symmetry=False)
     sides = {
         "frozen walk of 54dab70 (baseline)": lambda: _walk_once(frozen, args.nodes),
@@ -127,12 +127,8 @@ def _speed_board(p, args, exe, folder: Path) -> None:
             statistics.median(seconds["plain C row scan (cc -O3)"]),
         )
         print(f"  walk now / C reference: {ref / now:.2f}x the reference's placements per second")
-    _profile(
-        board,
-        frozen,
-        args.nodes // 10,
-        placed / statistics.median(seconds["walk now (generated per board)"]),
-    )
+    rate = placed / statistics.median(seconds["walk now (generated per board)"])
+    _profile(frozen, args.nodes // 10, rate, board.compile_seconds)
 
 
 def _reference_tree(exe, folder: Path) -> None:
@@ -164,23 +160,12 @@ def _cpu_ghz() -> float | None:
     return None
 
 
-def _profile(board, frozen, nodes: int, rate: float) -> None:
-    """Per placement: cycles (at the reported clock), turns of the walk's loop, placements counted
-    without descending (their child has no candidate), list entries read (the frozen general walk)."""
-    walk, _ = generated.load(board, tallied=True)
-    f, never, tally = len(board.order), np.zeros(1, np.int64), np.zeros(2, np.int64)
-    io = (never, never.copy(), np.zeros((1, f), np.int64), tally, board.new_cursor(f))
-    _, _, walked, placed = walk(
-        board.order, board.sets, board.flip, board.again, board.near, board.shows, board.fresh_state(),
-        (0, f, 1 << 62, nodes), io,
-    )  # fmt: skip
+def _profile(frozen, nodes: int, rate: float, compile_seconds: float) -> None:
+    """Per placement: cycles of the walk now (at the reported clock); list entries read (the frozen
+    general walk)."""
     ghz = _cpu_ghz()
-    cycles = f"{ghz * 1e9 / rate:.0f} cycles per placement at {ghz:.2f} GHz, " if ghz else ""
-    print(
-        f"  profile of the walk now: {cycles}{tally[0] / placed:.2f} turns of its loop per placement, "
-        f"{tally[1] / placed:.0%} of placements counted without descending (their child has no candidate), "
-        f"{walked / placed:.2f} nodes per placement"
-    )
+    cycles = f"{ghz * 1e9 / rate:.0f} cycles per placement at {ghz:.2f} GHz; " if ghz else ""
+    print(f"  profile of the walk now: {cycles}compiled in {compile_seconds:.2f} s")
     print(f"  the frozen walk's general loop (no sets) reads {_reads(frozen, nodes)}")
 
 
@@ -534,19 +519,21 @@ def census(args) -> None:
 
 
 def _generated_walk(n: int, seed: int) -> str:
-    """The app's walk for the generated n x n board, chosen, and written and compiled (or loaded from
-    the cache folder) here, timed apart: the app's runs below then load it from the cache."""
+    """The app's walk for the generated n x n board, chosen, and compiled (or loaded from the cache
+    folder) here for the depth its jobs start at, timed apart: the app's runs below then load it from
+    the cache."""
     p = Eternity2Like(n=n, instance_seed=seed)
     board = Board(p.table, p.n, p.m, p.preplaced, order="auto")  # as the app's task=exact builds it
-    was_cached = board.sets is not None and generated.cached(board)
     estimate = board.estimates[board.order_name][0]
-    if board.generated_walk() is None:
+    walks = board.generated_walk()
+    if walks is None:
         return (
             f"the general walk (tree estimated at {estimate:.3g} nodes: no generated walk, it would not pay)"
         )
-    how = "loaded from the cache folder" if was_cached else "written and compiled"
+    walk = walks.walk_from(split(board, len(board.order))[0])
+    how = "loaded from the cache folder" if walk.loaded else "compiled"
     return (
-        f"a generated walk (tree estimated at {estimate:.3g} nodes), {how} in {board.compile_seconds:.2f} s "
+        f"a generated walk (tree estimated at {estimate:.3g} nodes), {how} in {walk.compile_seconds:.2f} s "
         "(compile seconds, apart from the app's seconds below, which load it from the cache)"
     )
 

@@ -17,6 +17,7 @@ from hydra.core.global_hydra import GlobalHydra
 from experiments.run import setup
 from experiments.schema import CONFIG_DIR
 from puzzles.calendar import Calendar
+from puzzles.edge_matching.solvers.perfect_search import generated
 from tests import ROOT
 
 
@@ -34,6 +35,15 @@ def ctrl_c_heard():
     heard()
     yield
     heard()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def walk_cache(tmp_path_factory):
+    """Generated walks (and the app runs' the tests start, which inherit it) go to one folder per test
+    session, not the user's cache."""
+    folder = tmp_path_factory.getbasetemp() / "walks"
+    os.environ[generated.CACHE_ENV] = str(folder)
+    return folder
 
 
 @pytest.fixture(scope="session")

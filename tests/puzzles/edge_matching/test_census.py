@@ -2,6 +2,8 @@
 of threads; pieces placed (the community's node) relate to our nodes as every placement is undone once;
 the count's live line and the threads' busy share; the figures through the app."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,9 +23,11 @@ def census_boards():
 
 @pytest.mark.parametrize("name, puzzle", list(census_boards()))
 def test_a_census_is_the_same_count_nodes_and_placements_on_any_number_of_threads(name, puzzle):
+    """And by either walk: the general one or the one generated for the board."""
     board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="auto")
-    answers = [search(board, threads=threads) for threads in (1, 2, 3)]
-    assert all(a.complete for a in answers) and answers[0].count > 0
+    fused = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order=board.order_name, generated=True)
+    answers = [search(b, threads=threads) for threads in (1, 2, 3) for b in (board, fused)]
+    assert all(a.complete for a in answers) and answers[0].count > 0 and fused.generated_walk() is not None
     assert len({(a.count, a.nodes, a.placements) for a in answers}) == 1, name
     assert 0 < answers[0].placements < answers[0].nodes
 
@@ -32,15 +36,17 @@ def test_a_census_is_the_same_count_nodes_and_placements_on_any_number_of_thread
 def test_a_whole_walk_undoes_each_placement_once_by_a_dead_end_or_a_whole_board(name, puzzle):
     """Every piece placed is lifted once: by the dead end its child ends in, or on reaching a whole
     board; only the root's last dead end lifts nothing. So 2 x placements = nodes + boards - 1, whatever
-    the board, order or symmetry: our nodes are about twice the community's."""
-    for order in ("rows", "columns", "spiral"):
-        for symmetry in (False, True):
-            board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order=order, symmetry=symmetry)
+    the board, order, symmetry or walk: our nodes are about twice the community's."""
+    for order, symmetry in itertools.product(("rows", "columns", "spiral"), (False, True)):
+        walks = []
+        for generated in (False, True):  # the general walk, and the one generated for the board
+            board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order, symmetry=symmetry,
+                          generated=generated)  # fmt: skip
             f, never = len(board.order), np.zeros(1, np.int64)
-            status, found, nodes, placed, _ = board.walk(
-                board.fresh_state(), 0, f, 1 << 40, 1 << 40, never, never.copy(), 1
-            )
-            assert status == 1 and found > 0 and 2 * placed == nodes + found - 1, (name, order, symmetry)
+            walks.append(board.walk(board.fresh_state(), 0, f, 1 << 40, 1 << 40, never, never.copy(), 1)[:4])
+        status, found, nodes, placed = walks[0]
+        assert walks[1] == walks[0], (name, order, symmetry)
+        assert status == 1 and found > 0 and 2 * placed == nodes + found - 1, (name, order, symmetry)
 
 
 def test_a_long_count_shows_boards_so_far_the_share_of_the_tree_and_the_time_left(monkeypatch, capsys):

@@ -1,9 +1,10 @@
 """The walk generated per board (puzzles/edge_matching/solvers/perfect_search/generated.py, issue 56):
 the same boards, counts, nodes and placements as the general walk on one or two threads, with and
-without symmetry, in one walk or resumed in slices; kept in its cache folder for the next run; and
-chosen only where it pays."""
+without symmetry, in one walk or resumed in slices; its machine code kept in the cache folder for the
+next run; and chosen only where it pays."""
 
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -12,17 +13,9 @@ import numpy as np
 import pytest
 
 from puzzles.edge_matching.eternity2 import Eternity2Like
-from puzzles.edge_matching.solvers.perfect_search import Board, generated, search
+from puzzles.edge_matching.solvers.perfect_search import Board, generated, llvm_walk, search
 from tests.puzzles.edge_matching.test_exact_crosscheck import Referee, boards
 from tests.puzzles.edge_matching.test_perfect_search import BOARDS
-
-
-@pytest.fixture(autouse=True)
-def walk_cache(tmp_path_factory, monkeypatch):
-    """Generated walks go to one folder per test session, not the user's cache."""
-    folder = tmp_path_factory.getbasetemp() / "walks"
-    monkeypatch.setenv(generated.CACHE_ENV, str(folder))
-    return folder
 
 
 def cases():
@@ -69,27 +62,32 @@ def test_a_generated_walk_resumed_in_slices_walks_the_same_tree():
     )
 
 
-def test_a_generated_walk_is_kept_for_the_next_run(walk_cache):
+def _loaded(board) -> list[bool]:
+    """Per walk the board compiled or loaded: was it loaded from the cache folder?"""
+    return [walk.loaded for walk in board.generated_walk().by_first.values()]
+
+
+def test_a_generated_walk_is_kept_for_the_next_run(tmp_path, monkeypatch):
+    monkeypatch.setenv(generated.CACHE_ENV, str(tmp_path))  # empty: nothing compiled before
     puzzle = BOARDS["4x4 turning, 12 boards"]
     board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, generated=True)
-    assert not generated.cached(board)
     answer = search(board, threads=1)
-    assert generated.cached(board) and answer.compile_seconds > 0
-    assert not generated.from_cache(board.generated_walk())  # compiled here
-    assert list(walk_cache.glob("walk_*.py")) and list((walk_cache / "__pycache__").glob("walk_*.nbi"))
+    assert answer.compile_seconds > 0 and _loaded(board) == [False]  # compiled here
+    assert len(list(tmp_path.glob("walk_*.o"))) == 1
     again = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, generated=True)
-    assert again.generated_walk() is board.generated_walk() and again.compile_seconds == 0  # this run
-    code = (  # the next run: numba's cache holds the machine code
-        "from puzzles.edge_matching.solvers.perfect_search import Board, generated, search\n"
+    assert _answer(search(again, threads=1)) == _answer(answer) and _loaded(again) == [True]
+    code = (  # the next run: the machine code is loaded, not compiled
+        "from puzzles.edge_matching.solvers.perfect_search import Board, search\n"
         "from tests.puzzles.edge_matching.test_perfect_search import BOARDS\n"
+        "from tests.puzzles.edge_matching.test_generated_walk import _loaded\n"
         "p = BOARDS['4x4 turning, 12 boards']\n"
         "b = Board(p.table, p.n, p.m, p.preplaced, generated=True)\n"
         "a = search(b, threads=1)\n"
-        "print(generated.from_cache(b.generated_walk()), a.count, a.nodes, a.placements)"
+        "print(_loaded(b), a.count, a.nodes, a.placements)"
     )
-    env = {**os.environ, generated.CACHE_ENV: str(walk_cache)}
+    env = {**os.environ, generated.CACHE_ENV: str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    assert done.stdout.split() == ["True", str(answer.count), str(answer.nodes), str(answer.placements)]
+    assert done.stdout.split() == ["[True]", str(answer.count), str(answer.nodes), str(answer.placements)]
 
 
 def test_the_general_walk_stays_where_a_generated_one_does_not_pay_or_cannot_run():
@@ -121,13 +119,34 @@ def test_the_generated_walk_agrees_with_the_cross_checks_referee():
     assert checked["generated"] >= 6 and checked["with a perfect board"] >= 3 and checked["with none"] >= 2
 
 
-def test_without_a_cache_folder_to_write_the_general_walk_runs(tmp_path, monkeypatch):
+def test_without_a_cache_folder_to_write_the_walk_is_compiled_and_not_kept(tmp_path, monkeypatch):
     blocked = tmp_path / "a file"
     blocked.write_text("not a folder")
     monkeypatch.setenv(generated.CACHE_ENV, str(blocked / "walks"))
     puzzle = BOARDS["4x6 turning"]
     board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="rows", generated=True)
-    with pytest.warns(UserWarning, match="no generated walk"):
-        answer = search(board, threads=1)
+    answer = search(board, threads=1)
     general = search(Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order="rows", generated=False))
-    assert board.generated_walk() is None and _answer(answer) == _answer(general)
+    assert _loaded(board) == [False] and _answer(answer) == _answer(general)
+    assert list(tmp_path.iterdir()) == [blocked]
+
+
+@pytest.mark.parametrize(
+    "name, puzzle, order", [*cases(), ("8x8 peak #0", Eternity2Like(n=8, instance_seed=0), "rows")]
+)
+def test_a_walk_reads_its_tables_at_absolute_addresses_and_calls_only_its_look(name, puzzle, order):
+    """The JIT puts the code anywhere, the tables below 2 GB: a table read relative to the code (at a
+    constant address), or a call out of the code's section (memcpy, a cold look), would not reach and
+    would abort the process as the walk is linked."""
+    board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order=order, generated=True)
+    board.generated_walk()
+    llvm = llvm_walk._binding()
+    machine = llvm.Target.from_default_triple().create_target_machine(
+        opt=3, codemodel="small", reloc="static"
+    )
+    for first in (0, 3):
+        layout = llvm_walk.Layout(board.shown.shape[0], len(board.order))
+        asm = machine.emit_assembly(llvm.parse_assembly(llvm_walk.source(board, first, layout)))
+        assert not re.search(rf"{llvm_walk.SYMBOL}\w*[^\n]*\(%rip\)", asm), name
+        assert set(re.findall(r"call\w*\s+(\S+)", asm)) == {"look"}, name
+        assert ".text.unlikely" not in asm

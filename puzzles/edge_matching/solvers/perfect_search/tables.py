@@ -6,7 +6,6 @@ candidates.py), twins, the symmetry kept out and the look-ahead's books. What a 
 from __future__ import annotations
 
 import threading
-import warnings
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from puzzles.edge_matching.solvers.perfect_search import generated, probe
 # Answer moved to answer.py; callers still import it here
 from puzzles.edge_matching.solvers.perfect_search.answer import Answer as Answer
 from puzzles.edge_matching.solvers.perfect_search.candidates import _classes, _piece_sets, _sentinel_lists
+from puzzles.edge_matching.solvers.perfect_search.generated import Walks
 from puzzles.edge_matching.solvers.perfect_search.orders import AUTO, ORDERS
 from puzzles.edge_matching.solvers.perfect_search.walks import (
     NONE,
@@ -93,8 +93,9 @@ class Board:
             )
         self.preplaced, self.lookahead_wanted, self.symmetry_wanted = preplaced, lookahead, symmetry
         self.generated_wanted = generated
-        self._generated: object | bool | None = None  # the generated walk, False: none; None: not chosen
-        self.compile_seconds = 0.0
+        self._generated: generated.Walks | bool | None = (
+            None  # its generated walks, False: none; None: not chosen
+        )
         self.estimates: dict[str, tuple[float, float]] = {}
         if order == AUTO:
             order, self.estimates = auto_order(table, n, m, preplaced, lookahead=lookahead, symmetry=symmetry)
@@ -332,8 +333,8 @@ class Board:
         )
 
     def generated_walk(self):
-        """The board's generated walk, or None where it walks the general one (see `generated`), chosen
-        at its first walk and kept: a walk's cursor is resumed by the same walk."""
+        """The board's generated walks (`generated.Walks`), or None where it walks the general one,
+        chosen at its first walk and kept: a walk's cursor is resumed by the same walk."""
         with _CHOOSING:
             if self._generated is None:
                 self._generated = False
@@ -345,11 +346,13 @@ class Board:
                     if wanted:
                         self.flip, self.again = generated.toggles(self.next_twin, self.piece_of)
                         self.near = generated.ahead(self)
-                        try:
-                            self._generated, self.compile_seconds = generated.load(self)
-                        except OSError as err:  # no cache folder to write: the general walk, said once
-                            warnings.warn(f"no generated walk ({err}); the general walk runs", stacklevel=2)
+                        self._generated = generated.Walks(self)
         return self._generated or None
+
+    @property
+    def compile_seconds(self) -> float:
+        """Seconds spent compiling (or loading) this board's generated walks so far."""
+        return self._generated.compile_seconds if isinstance(self._generated, Walks) else 0.0
 
     def board_of(self, chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The full board (piece, turn per cell) of a candidate per depth."""
@@ -380,9 +383,7 @@ class Board:
         io = (stop, progress, record, tally if tally is not None else np.zeros(2, np.int64), cursor)
         fused = self.generated_walk() if tally is None else None
         if fused is not None:
-            status, found, nodes, placed = fused(
-                self.order, self.sets, self.flip, self.again, self.near, self.shows, state, bounds, io
-            )
+            status, found, nodes, placed = fused(state, bounds, io)
         elif self.sets is not None and not self.lookahead and tally is None:
             status, found, nodes, placed = _walk_sets(
                 self.geometry(), self.lists(), self.sets, state, bounds, io
