@@ -93,9 +93,7 @@ class Board:
             )
         self.preplaced, self.lookahead_wanted, self.symmetry_wanted = preplaced, lookahead, symmetry
         self.generated_wanted = generated
-        self._generated: generated.Walks | bool | None = (
-            None  # its generated walks, False: none; None: not chosen
-        )
+        self._generated: Walks | bool | None = None  # its generated walks; False: none; None: not chosen
         self.estimates: dict[str, tuple[float, float]] = {}
         if order == AUTO:
             order, self.estimates = auto_order(table, n, m, preplaced, lookahead=lookahead, symmetry=symmetry)
@@ -346,7 +344,7 @@ class Board:
                     if wanted:
                         self.flip, self.again = generated.toggles(self.next_twin, self.piece_of)
                         self.near = generated.ahead(self)
-                        self._generated = generated.Walks(self)
+                        self._generated = Walks(self)
         return self._generated or None
 
     @property
