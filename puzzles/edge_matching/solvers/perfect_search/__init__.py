@@ -31,7 +31,7 @@ nodes are the same on any number of threads.
     orders.py   the scan orders (`ORDERS`)
     probe.py    order probing: an order's tree estimated by random dives (`tree_estimate`)
     walks.py    the compiled walks and the look-ahead's books
-    generated.py  a walk written per board and order, compiled by numba and cached (issue 56)
+    generated.py  a walk written per board and order (llvm_walk.py: as LLVM IR), compiled and cached
     tables.py   a board's search tables (`Board`, its order chosen by `estimate_orders`)
     candidates.py  how the candidate lists are laid out for the walks (sentinels, piece sets, twins)
     answer.py   what a search proved (`Answer`)
