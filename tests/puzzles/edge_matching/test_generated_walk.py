@@ -140,7 +140,7 @@ def test_a_walk_reads_its_tables_at_absolute_addresses_and_calls_only_its_look(n
     would abort the process as the walk is linked."""
     board = Board(puzzle.table, puzzle.n, puzzle.m, puzzle.preplaced, order=order, generated=True)
     board.generated_walk()
-    llvm = llvm_walk._binding()
+    llvm = generated._binding()
     machine = llvm.Target.from_default_triple().create_target_machine(
         opt=3, codemodel="small", reloc="static"
     )

@@ -26,15 +26,24 @@ by the hash of its text, which holds no piece: a board of the same size, colours
 
 from __future__ import annotations
 
+import ctypes
+import hashlib
+import mmap
 import os
+import tempfile
 import threading
+import time
 from pathlib import Path
 
+import llvmlite
 import numpy as np
 
-from puzzles.edge_matching.solvers.perfect_search import llvm_walk
-from puzzles.edge_matching.solvers.perfect_search.walks import _walk_sets
+from puzzles.edge_matching.solvers.perfect_search import llvm_walk as ir
+from puzzles.edge_matching.solvers.perfect_search.walks import STOP_EVERY, _walk_sets
 
+MAP_32BIT = 0x40  # Linux x86-64: a mapping in the first 2 GB, so an address fits a 32-bit displacement
+_LINKING = threading.Lock()  # the tables' symbols are the process's: one walk linked at a time
+_llvm = None
 CACHE_ENV = "PUZZLELAB_WALK_CACHE"  # where generated walks are kept (default: ~/.cache/puzzlelab/walks)
 
 
@@ -85,15 +94,15 @@ class Walks:
 
     def __init__(self, board):
         self.board, self.f = board, len(board.order)
-        self.tables = llvm_walk.tables_of(board)
-        self.by_first: dict[int, llvm_walk.LlvmWalk] = {}
+        self.tables = tables_of(board)
+        self.by_first: dict[int, CompiledWalk] = {}
         self.compile_seconds = 0.0  # compiling or loading, all first depths
         self._lock = threading.Lock()
 
-    def walk_from(self, first: int) -> llvm_walk.LlvmWalk:
+    def walk_from(self, first: int) -> CompiledWalk:
         with self._lock:
             if first not in self.by_first:
-                walk = llvm_walk.LlvmWalk(self.board, first, self.tables, cache_folder())
+                walk = CompiledWalk(self.board, first, self.tables, cache_folder())
                 self.by_first[first] = walk
                 self.compile_seconds += walk.compile_seconds
             return self.by_first[first]
@@ -104,3 +113,148 @@ class Walks:
             board = self.board
             return _walk_sets(board.geometry(), board.lists(), board.sets, state, bounds, io)
         return self.walk_from(first)(state, bounds, io)
+
+
+def _binding():
+    """llvmlite's binding, its native target set up once."""
+    global _llvm
+    if _llvm is None:
+        import llvmlite.binding as llvm
+
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        _llvm = llvm
+    return _llvm
+
+
+class _Arena:
+    """The board's tables in one mapping below 2 GB where the system gives one (else anywhere)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        size = (sum(a.nbytes + 64 for a in arrays.values()) + 4095) // 4096 * 4096
+        try:
+            self.map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_32BIT)
+        except (OSError, ValueError):
+            self.map = mmap.mmap(-1, size)
+        raw = np.frombuffer(self.map, np.uint8)
+        self.low = raw.ctypes.data + size < 1 << 31
+        self.at: dict[str, int] = {}
+        used = 0
+        for name, values in arrays.items():
+            values = np.ascontiguousarray(values)
+            raw[used : used + values.nbytes] = values.view(np.uint8).reshape(-1)
+            self.at[name] = raw.ctypes.data + used
+            used = (used + values.nbytes + 63) // 64 * 64
+        self.raw = raw  # kept: the walk reads these addresses
+
+
+class CompiledWalk:
+    """A board's walk from depth `first`, compiled (or its machine code loaded from `folder`, where a
+    run before compiled the same text for this machine) and bound to the board's tables; threads share
+    it, each call walking its own state block (`__call__` takes and returns what the numba walks do)."""
+
+    def __init__(self, board, first: int, tables: _Arena, folder: Path | None):
+        llvm = _binding()
+        started = time.perf_counter()
+        self.f, self.first, self.tables = len(board.order), first, tables
+        self.layout = ir.Layout(board.shown.shape[0], self.f)
+        self.text = ir.source(board, first, self.layout)
+        cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+        model = "small" if tables.low else "large"  # small: a table's address in the instruction
+        machine = llvm.Target.from_default_triple().create_target_machine(
+            opt=3, cpu=cpu, features=features, codemodel=model, reloc="static"
+        )
+        key = hashlib.sha1("\n".join([self.text, cpu, features, model, llvmlite.__version__]).encode())
+        self.path = None if folder is None else folder / f"walk_{key.hexdigest()[:20]}.o"
+        self.loaded = self.path is not None and self.path.exists()
+        with _LINKING:  # the tables' symbols are the process's: bound to this board's while it links
+            for name, at in tables.at.items():
+                llvm.add_symbol(ir.SYMBOL + name, at)
+            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(self.text), machine)
+            self.engine.set_object_cache(self._keep, self._load)
+            self.engine.finalize_object()
+            address = self.engine.get_function_address("walk")
+        self.function = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        self.compile_seconds = time.perf_counter() - started
+
+    def _load(self, _module) -> bytes | None:
+        try:
+            return self.path.read_bytes() if self.loaded and self.path is not None else None
+        except OSError:
+            return None
+
+    def _keep(self, _module, machine_code: bytes) -> None:
+        """The machine code written for the next run, whole or not at all (two runs may write it)."""
+        if self.path is None or self.loaded:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("wb", dir=self.path.parent, suffix=".tmp", delete=False) as out:
+                out.write(machine_code)
+            os.replace(out.name, self.path)
+        except OSError:  # no folder to write: compiled again next run
+            pass
+
+    def __call__(self, state, bounds, io) -> tuple[int, int, int, int]:
+        """(status, boards found, nodes, placements), as `walks._walk_sets`; `state` and the cursor in
+        `io` are left as that walk leaves them (blocked, shown, chosen; where to resume)."""
+        first, stop_depth, limit, max_nodes = (int(x) for x in bounds)
+        stop, progress, record, _, cursor = io
+        if cursor[0] == -2:
+            return 1, int(cursor[2]), 0, 0
+        _, blocked, shown, _, chosen, _, _ = state
+        f, lay = self.f, self.layout
+        start, fresh, found = (
+            (first, 1, 0) if cursor[0] < 0 else (int(cursor[0]), int(cursor[1] != 0), int(cursor[2]))
+        )
+        keep = record.shape[0]
+        block = np.zeros(lay.words(keep), np.int64)
+        words = block[: ir.WORDS]
+        colours = block[lay.colours // 8 : lay.chosen // 8].view(np.int16).reshape(-1, 4)
+        kept_chosen = block[lay.chosen // 8 : lay.slots // 8]
+        slots = block[lay.slots // 8 : lay.record // 8]
+        rows = block[lay.record // 8 :].reshape(keep, f)
+        colours[...], kept_chosen[...], slots[...], rows[...] = (
+            shown,
+            chosen[:f],
+            cursor[4 : 4 + 4 * f],
+            record,
+        )
+        pieces = np.arange(len(blocked) - 1, dtype=np.uint64)
+        free = np.bitwise_or.reduce(np.uint64(1) << pieces[blocked[:-1] == 0], initial=np.uint64(0))
+        cap = min(max_nodes, 1 << 62) + 1  # the walk stops after the node that passes max_nodes
+        chunk = min(cap, STOP_EVERY)
+        words[ir.FOUND], words[ir.KEEP], words[ir.LIMIT], words[ir.DEPTH], words[ir.FRESH] = (
+            found,
+            keep,
+            limit,
+            start,
+            fresh,
+        )
+        words[ir.FREE : ir.FREE + 1] = np.array([free], np.uint64).view(np.int64)
+        words[ir.CHUNK], words[ir.CAP] = chunk, cap
+        words[ir.STOP_AT], words[ir.PROGRESS_AT] = stop.ctypes.data, progress.ctypes.data
+        self.function(block.ctypes.data)
+        shown[...], chosen[:f], cursor[4 : 4 + 4 * f] = colours, kept_chosen, slots
+        free = words[ir.FREE : ir.FREE + 1].view(np.uint64)[0]
+        blocked[:-1] = (free >> pieces) & np.uint64(1) == 0
+        found, depth, how = int(words[ir.FOUND]), int(words[ir.DEPTH]), int(words[ir.HOW])
+        nodes = int(words[ir.SPENT] + words[ir.CHUNK] - words[ir.LEFT])
+        record[...] = rows
+        if how == ir.DONE:
+            cursor[0], cursor[2] = -2, found
+            status = -1 if nodes > max_nodes else 1
+        elif how == ir.LIMITED:
+            status = 1
+        else:
+            cursor[0], cursor[1], cursor[2] = depth, int(words[ir.FRESH]), found
+            status = int(words[ir.STATUS])
+        return status, found, nodes, (nodes + depth - start + int(words[ir.BACKED])) // 2
+
+
+def tables_of(board) -> _Arena:
+    """The board's tables where its walks read them (built once per board)."""
+    members, rank, first = board.sets
+    shows = np.ascontiguousarray(board.shows, np.int16)
+    return _Arena({"members": members, "rank": rank, "first": first, "flip": board.flip,
+                   "again": board.again, "shows": shows.reshape(-1)})  # fmt: skip

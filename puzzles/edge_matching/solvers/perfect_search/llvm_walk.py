@@ -1,49 +1,38 @@
-"""A board's walk written as LLVM IR and compiled by llvmlite (issue 56): the perfect search's fastest walk.
+"""A board's walk written as LLVM IR (issue 56): the text of the perfect search's fastest walk, which
+generated.py compiles with llvmlite, caches and calls.
 
-Why: the numba walk (`generated.py`'s source, `walks._walk_sets`) is one loop over the depth: entering a
-depth tests which depth it is, reads that depth's side and weight, and keeps every table's address
-live, more values than registers. The record engines instead give each cell its own code, so that
-placing a piece branches straight into the next cell's scan and a dead end falls back into the
-previous cell's. Here each depth is a small group of basic blocks with its numbers written in (its
-list key's base, weights and colour slots; its child key's side and weight; the cell it fills): a
-descent or a step back is a direct branch. The current depth's scan (untried pieces, entry, its
-list's set and rank, the rest of its child's key) lives in registers and is written to its depth's
-slots only on the way down. The board's tables lie in one mapping below 2 GB, their addresses
-written in as constants (one register plus a displacement each); a walk's own state is one block it
-is handed (so threads each walk their own).
+Why: the numba walks (`walks._walk_sets`, and the walk numba compiled from Python source written per
+board, which this replaced) are one loop over the depth: entering a depth tests which depth it is,
+reads that depth's side and weight, and keeps every table's address live, more values than registers.
+The record engines instead give each cell its own code, so that placing a piece branches straight
+into the next cell's scan and a dead end falls back into the previous cell's. Here each depth is a
+small group of basic blocks with its numbers written in (its list key's base, weights and colour
+slots; its child key's side and weight; the cell it fills): a descent or a step back is a direct
+branch. The current depth's scan (untried pieces, entry, its list's set and rank, the rest of its
+child's key) lives in registers and is written to its depth's slots only on the way down. The board's
+tables are symbols, bound to its arrays (below 2 GB) as the walk is linked, so each is read at one
+register plus a displacement; a walk's own state is one block it is handed (threads each walk their
+own).
 
 It walks exactly the tree of `walks._walk_sets` (the same candidates, order and pair counting: a
 placement whose child has no candidate is counted with the child's dead end, not placed), stops at
 the same node counts (looks every STOP_EVERY nodes: progress, the stop flag, the node cap) and
 resumes from the same place, its own slots kept in the cursor: so the same boards, nodes and
-placements (tests/puzzles/edge_matching/test_llvm_walk.py; the census checksums).
+placements (tests/puzzles/edge_matching/test_generated_walk.py; the census checksums).
 
-llvmlite comes with numba, so no C compiler is needed. Compiling a board's walk takes a few tenths of
-a second (machine code only, at -O3: the IR is written simple, and the IR passes took 85% of a
-compile and bought nothing). Measured in the prototype (interleaved, one thread, 200 M nodes, 8 x 8
-#0 / 7 x 7 #3): 1.6x numba's generated walk per placement, about 22 cycles a placement; variants
-dropped there: the scan holding its key, not its list's set and rank (3% slower); rank, first and
-next turn as int32 (6% slower); key and rest worked out again on the way up (no gain); the IR pass
-pipeline (the same speed, 1-2 s of compile).
+Compiling a board's walk takes a few tenths of a second (machine code only, at -O3: the IR is written
+simple, and the IR passes took 85% of a compile and bought nothing). Measured in the prototype
+(interleaved, one thread, 200 M nodes, 8 x 8 #0 / 7 x 7 #3): 1.6x the numba-generated walk per
+placement, about 22 cycles a placement; variants dropped there: the scan holding its key, not its
+list's set and rank (3% slower); rank, first and next turn as int32 (6% slower); key and rest worked
+out again on the way up (no gain); the tables' addresses anywhere, not below 2 GB (1-2% slower); the
+IR pass pipeline (the same speed, 1-2 s of compile).
 """
 
 from __future__ import annotations
 
-import ctypes
-import hashlib
-import mmap
-import os
-import tempfile
-import threading
-import time
-from pathlib import Path
-
-import llvmlite
-import numpy as np
-
 from puzzles.edge_matching.solvers.perfect_search.walks import STOP_EVERY
 
-MAP_32BIT = 0x40  # Linux x86-64: a mapping in the first 2 GB, so an address fits a 32-bit displacement
 # the state block's first words; then colours (cells x 4, int16), chosen, and per depth the four slots
 # of its scan (untried pieces, its list's set, its list's rank, the rest of its child's key), the record
 (FOUND, BACKED, KEEP, LIMIT, LEFT, FREE, DEPTH, SPENT, CHUNK, CAP, FRESH, STOP_AT, STATUS, PROGRESS_AT, HOW,
@@ -52,41 +41,6 @@ WORDS = 16
 TABLES = ("members", "rank", "first", "flip", "again", "shows")  # the board's, read by every walk of it
 SYMBOL = "puzzlelab_walk_"  # the tables' symbols: bound to this board's arrays when its walk is linked
 DONE, PAUSED, LIMITED = 0, 1, 2  # how a walk ended (HOW): its tree walked, at a look, its boards' limit
-_LINKING = threading.Lock()
-_llvm = None
-
-
-def _binding():
-    """llvmlite's binding, its native target set up once."""
-    global _llvm
-    if _llvm is None:
-        import llvmlite.binding as llvm
-
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        _llvm = llvm
-    return _llvm
-
-
-class _Arena:
-    """The board's tables in one mapping below 2 GB where the system gives one (else anywhere)."""
-
-    def __init__(self, arrays: dict[str, np.ndarray]):
-        size = (sum(a.nbytes + 64 for a in arrays.values()) + 4095) // 4096 * 4096
-        try:
-            self.map = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_32BIT)
-        except (OSError, ValueError):
-            self.map = mmap.mmap(-1, size)
-        raw = np.frombuffer(self.map, np.uint8)
-        self.low = raw.ctypes.data + size < 1 << 31
-        self.at: dict[str, int] = {}
-        used = 0
-        for name, values in arrays.items():
-            values = np.ascontiguousarray(values)
-            raw[used : used + values.nbytes] = values.view(np.uint8).reshape(-1)
-            self.at[name] = raw.ctypes.data + used
-            used = (used + values.nbytes + 63) // 64 * 64
-        self.raw = raw  # kept: the walk reads these addresses
 
 
 class Layout:
@@ -412,109 +366,3 @@ _HEADER = [
     "}",
     "",
 ]
-
-
-class LlvmWalk:
-    """A board's walk from depth `first`, compiled (or its machine code loaded from `folder`, where a
-    run before compiled the same text for this machine) and bound to the board's tables; threads share
-    it, each call walking its own state block (`__call__` takes and returns what the numba walks do)."""
-
-    def __init__(self, board, first: int, tables: _Arena, folder: Path | None):
-        llvm = _binding()
-        started = time.perf_counter()
-        self.f, self.first, self.tables = len(board.order), first, tables
-        self.layout = Layout(board.shown.shape[0], self.f)
-        self.text = source(board, first, self.layout)
-        cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
-        model = "small" if tables.low else "large"  # small: a table's address in the instruction
-        machine = llvm.Target.from_default_triple().create_target_machine(
-            opt=3, cpu=cpu, features=features, codemodel=model, reloc="static"
-        )
-        key = hashlib.sha1("\n".join([self.text, cpu, features, model, llvmlite.__version__]).encode())
-        self.path = None if folder is None else folder / f"walk_{key.hexdigest()[:20]}.o"
-        self.loaded = self.path is not None and self.path.exists()
-        with _LINKING:  # the tables' symbols are the process's: bound to this board's while it links
-            for name, at in tables.at.items():
-                llvm.add_symbol(SYMBOL + name, at)
-            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(self.text), machine)
-            self.engine.set_object_cache(self._keep, self._load)
-            self.engine.finalize_object()
-            address = self.engine.get_function_address("walk")
-        self.function = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
-        self.compile_seconds = time.perf_counter() - started
-
-    def _load(self, _module) -> bytes | None:
-        try:
-            return self.path.read_bytes() if self.loaded and self.path is not None else None
-        except OSError:
-            return None
-
-    def _keep(self, _module, machine_code: bytes) -> None:
-        """The machine code written for the next run, whole or not at all (two runs may write it)."""
-        if self.path is None or self.loaded:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("wb", dir=self.path.parent, suffix=".tmp", delete=False) as out:
-                out.write(machine_code)
-            os.replace(out.name, self.path)
-        except OSError:  # no folder to write: compiled again next run
-            pass
-
-    def __call__(self, state, bounds, io) -> tuple[int, int, int, int]:
-        """(status, boards found, nodes, placements), as `walks._walk_sets`; `state` and the cursor in
-        `io` are left as that walk leaves them (blocked, shown, chosen; where to resume)."""
-        first, stop_depth, limit, max_nodes = (int(x) for x in bounds)
-        stop, progress, record, _, cursor = io
-        if cursor[0] == -2:
-            return 1, int(cursor[2]), 0, 0
-        _, blocked, shown, _, chosen, _, _ = state
-        f, lay = self.f, self.layout
-        start, fresh, found = (
-            (first, 1, 0) if cursor[0] < 0 else (int(cursor[0]), int(cursor[1] != 0), int(cursor[2]))
-        )
-        keep = record.shape[0]
-        block = np.zeros(lay.words(keep), np.int64)
-        words = block[:WORDS]
-        colours = block[lay.colours // 8 : lay.chosen // 8].view(np.int16).reshape(-1, 4)
-        kept_chosen = block[lay.chosen // 8 : lay.slots // 8]
-        slots = block[lay.slots // 8 : lay.record // 8]
-        rows = block[lay.record // 8 :].reshape(keep, f)
-        colours[...], kept_chosen[...], slots[...], rows[...] = (
-            shown,
-            chosen[:f],
-            cursor[4 : 4 + 4 * f],
-            record,
-        )
-        pieces = np.arange(len(blocked) - 1, dtype=np.uint64)
-        free = np.bitwise_or.reduce(np.uint64(1) << pieces[blocked[:-1] == 0], initial=np.uint64(0))
-        cap = min(max_nodes, 1 << 62) + 1  # the walk stops after the node that passes max_nodes
-        chunk = min(cap, STOP_EVERY)
-        words[FOUND], words[KEEP], words[LIMIT], words[DEPTH], words[FRESH] = found, keep, limit, start, fresh
-        words[FREE : FREE + 1] = np.array([free], np.uint64).view(np.int64)
-        words[CHUNK], words[CAP] = chunk, cap
-        words[STOP_AT], words[PROGRESS_AT] = stop.ctypes.data, progress.ctypes.data
-        self.function(block.ctypes.data)
-        shown[...], chosen[:f], cursor[4 : 4 + 4 * f] = colours, kept_chosen, slots
-        free = words[FREE : FREE + 1].view(np.uint64)[0]
-        blocked[:-1] = (free >> pieces) & np.uint64(1) == 0
-        found, depth, how = int(words[FOUND]), int(words[DEPTH]), int(words[HOW])
-        nodes = int(words[SPENT] + words[CHUNK] - words[LEFT])
-        record[...] = rows
-        if how == DONE:
-            cursor[0], cursor[2] = -2, found
-            status = -1 if nodes > max_nodes else 1
-        elif how == LIMITED:
-            status = 1
-        else:
-            cursor[0], cursor[1], cursor[2] = depth, int(words[FRESH]), found
-            status = int(words[STATUS])
-        return status, found, nodes, (nodes + depth - start + int(words[BACKED])) // 2
-
-
-def tables_of(board) -> _Arena:
-    """The board's tables where its walks read them (built once per board)."""
-    members, rank, first = board.sets
-    shows = np.ascontiguousarray(board.shows, np.int16)
-    return _Arena({"members": members, "rank": rank, "first": first, "flip": board.flip,
-                   "again": board.again, "shows": shows.reshape(-1)})  # fmt: skip
