@@ -342,9 +342,6 @@ EXCLUDED: dict[str, str] = {
         "a 33-minute count on both cores; the same task on an edge-matching board runs as the README's "
         "exact edge matching command"
     ),
-    "python -m benchmarks.bench_exact_edge census --sizes 6,7 --instances 2 --repeats 2": (
-        "a 10-minute benchmark on both cores; the census runs shortened as the benchmarks page's command"
-    ),
     "python -m experiments.run +experiment=tune_sa_eternity2_like hydra.sweeper.storage=journal hydra/launcher=slurm hydra.launcher.partition=debug": (
         "needs a Slurm cluster: tests/experiments/test_slurm.py runs a tuning study with a journal storage "
         "on the one-node Slurm, one trial's job cancelled and the study resumed"
