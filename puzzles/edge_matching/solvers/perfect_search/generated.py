@@ -178,9 +178,11 @@ class CompiledWalk:
         self.compile_seconds = time.perf_counter() - started
 
     def _load(self, _module) -> bytes | None:
+        if not self.loaded or self.path is None:
+            return None
         try:
-            return self.path.read_bytes() if self.loaded and self.path is not None else None
-        except OSError:
+            return self.path.read_bytes()
+        except OSError:  # removed since: compiled here
             return None
 
     def _keep(self, _module, machine_code: bytes) -> None:
@@ -198,7 +200,7 @@ class CompiledWalk:
     def __call__(self, state, bounds, io) -> tuple[int, int, int, int]:
         """(status, boards found, nodes, placements), as `walks._walk_sets`; `state` and the cursor in
         `io` are left as that walk leaves them (blocked, shown, chosen; where to resume)."""
-        first, stop_depth, limit, max_nodes = (int(x) for x in bounds)
+        first, _, limit, max_nodes = (int(x) for x in bounds)  # the stop depth is the last (Walks)
         stop, progress, record, _, cursor = io
         if cursor[0] == -2:
             return 1, int(cursor[2]), 0, 0
