@@ -46,6 +46,7 @@ MOVED = {  # portfolio settings that were its own before issue 57 -> where they 
     "finish_width": "breaks.finish_width",
     "quota": "breaks.quota",
 }
+CHAIN_SECONDS = 60.0  # a portfolio's chains walk at most this long (Portfolio's chain_seconds)
 BEAM_BELOW = 256  # portfolio runs the beam beside the backtracker on boards of fewer cells; on Eternity II's it does not win
 
 
@@ -219,6 +220,11 @@ class Portfolio(PlateauLNS):
     backtracker's too. So on boards of `beam_below` cells or more (Eternity II's 256) the backtracker
     takes every thread from the start: the 10-minute runs with it on both threads made 464, 464, 464
     where the backtracker beside the beam made 464, 463, 464.
+
+    `chain_seconds`: the chains' time at most (null: no cap), the rest of a long budget the
+    backtracker's. Why 60: on Eternity II the chains' improving steps never made a new best in a
+    10-minute or an hour's run (their operator tables: best 0), where in the one-core minute
+    (12 s of chains) they made some; a cap leaves short runs as they were.
     """
 
     name = "portfolio"
@@ -243,8 +249,14 @@ class Portfolio(PlateauLNS):
         chunk: int = CHUNK,
         chains: int = 2,
         exchange: int = 8,
+        chain_seconds: float | None = CHAIN_SECONDS,
     ):
         _share("breaks_share", breaks_share)
+        if chain_seconds is not None and (
+            isinstance(chain_seconds, bool) or not isinstance(chain_seconds, int | float) or chain_seconds < 0
+        ):
+            raise InputError(f"optimizer.chain_seconds must be >= 0 (or null), got {chain_seconds!r}")
+        self.chain_seconds = chain_seconds
         super().__init__(
             operators,
             moves,
@@ -269,6 +281,14 @@ class Portfolio(PlateauLNS):
             self.start = BySize(both, alone, beam_below)
         else:
             self.start = alone
+
+    def start_seconds(self, objective: Objective) -> float | None:
+        """`breaks_share` of a time budget, or all but `chain_seconds` of a longer one."""
+        seconds = objective.budget.seconds
+        if seconds is None:
+            return None
+        chains = (1 - self.beam_share) * seconds
+        return seconds - (chains if self.chain_seconds is None else min(chains, self.chain_seconds))
 
 
 def _named_in_portfolio(err: InputError) -> InputError:

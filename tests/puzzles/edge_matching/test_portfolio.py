@@ -52,6 +52,8 @@ def test_from_the_app_it_repeats_starts_at_the_concurrent_builders_board_and_nev
         ("optimizer.threads=0", "optimizer.threads must be a whole number >= 1"),
         ("optimizer.breaks.schedule=[3,-4]", r"optimizer.breaks.schedule must be a list of depths"),
         ("optimizer.breaks.probe_batches=0", r"optimizer.breaks.probe_batches must be a whole number >= 1"),
+        ("optimizer.chain_seconds=-5", r"optimizer.chain_seconds must be >= 0 \(or null\), got -5"),
+        ("optimizer.chain_seconds=soon", r"optimizer.chain_seconds must be >= 0 \(or null\), got 'soon'"),
     ],
 )
 def test_bad_settings_are_refused_in_one_line(tmp_path, setting, message):
@@ -71,6 +73,21 @@ def test_its_trace_opens_with_the_break_backtrackers_curve(tmp_path):
     assert len(before) >= 1 and (before["evaluations"] == 1).all()
     assert steps["best"].is_monotonic_decreasing and steps["seconds"].is_monotonic_increasing
     assert steps["best"].iloc[-1] == row["best"]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "chain_seconds", "start"),
+    [(60, 60.0, 48.0), (600, 60.0, 540.0), (3600, 60.0, 3540.0), (600, None, 480.0), (None, 60.0, None)],
+)
+def test_the_chains_walk_breaks_share_of_a_short_run_and_at_most_chain_seconds_of_a_long_one(
+    seconds, chain_seconds, start
+):
+    from types import SimpleNamespace
+
+    from puzzles.edge_matching.pipelines import Portfolio
+
+    objective = SimpleNamespace(budget=SimpleNamespace(seconds=seconds))
+    assert Portfolio(chain_seconds=chain_seconds).start_seconds(objective) == pytest.approx(start)
 
 
 def test_the_beam_takes_one_thread_below_beam_below_cells_and_none_on_eternity_ii():
