@@ -284,11 +284,10 @@ class Portfolio(PlateauLNS):
 
     def start_seconds(self, objective: Objective) -> float | None:
         """`breaks_share` of a time budget, or all but `chain_seconds` of a longer one."""
-        seconds = objective.budget.seconds
-        if seconds is None:
-            return None
-        chains = (1 - self.beam_share) * seconds
-        return seconds - (chains if self.chain_seconds is None else min(chains, self.chain_seconds))
+        share, seconds = super().start_seconds(objective), objective.budget.seconds
+        if share is None or seconds is None or self.chain_seconds is None:
+            return share
+        return max(share, seconds - self.chain_seconds)
 
 
 def _named_in_portfolio(err: InputError) -> InputError:
