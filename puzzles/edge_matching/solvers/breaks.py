@@ -17,8 +17,9 @@ What is in it (the project's own code, after the public descriptions in issue 33
     pre-placed piece above or to the right is checked per candidate; at most one break per cell;
   * a break schedule by depth: the depths at which the next break unlocks (default SCHEDULE,
     Verhaard's 12 and five more, for 256 cells, scaled by the board's cells; Blackwood's 10 left the
-    search too shallow for 60 s); once the run holds a board of b unmatched joins, every restart looks
-    only for boards of fewer breaks (Verhaard's solver hunted only better boards);
+    search too shallow for 60 s); once the run holds a board of b unmatched joins, every walk looks
+    only for boards of fewer breaks (Verhaard's solver hunted only better boards), the walks under way
+    on other threads at once (they share the best as they go);
   * restarts: each reshuffles the candidate lists (the opening included) from its own seed and stops
     after `restart_nodes` placements; a partial board at the restart's deepest depth is completed
     greedily (every free cell, in order, takes the free piece matching most of its neighbours), so the
@@ -404,8 +405,9 @@ class Breaks(BoardBuilder):
                     runs.phase = "restarts"
             runs.quota = quota
             threads = max(1, self.threads)
-            # A restart looks only for boards better than the run's best so far, unless threads racing
-            # under a node budget would make that best, and so the board, depend on their timing.
+            # A restart looks only for boards better than the run's best so far, as its walk goes (the
+            # walks share it: breaks_walk `_shared_cap`), unless threads racing under a node budget
+            # would make that best, and so the board, depend on their timing.
             share_best = seconds is not None or threads == 1
             if threads == 1:
                 runs.worker(stop, quota, share_best)

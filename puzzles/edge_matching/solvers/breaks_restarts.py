@@ -92,6 +92,7 @@ class _Restarts:
         self.lock, self.each = threading.Lock(), each
         self.next, self.score, self.key = 0, 1 << 30, (1 << 30, 0)
         self.best: np.ndarray | None = None
+        self.bound = np.full(1, 1 << 30, np.int64)  # the best's unmatched joins, as the walks share it
         self.nodes, self.deepest, self.done, self.probed = 0, 0, False, 0
         self.history: list[tuple[float, int, int]] = []
         self.hist = np.zeros(tables.cells_count, np.int64)
@@ -139,6 +140,7 @@ class _Restarts:
         """Go on from a checkpoint's restarts: those under way first, each from its walk."""
         for name in self.KEPT:
             setattr(self, name, _copied(saved[name]))
+        self.bound[0] = self.score
         self.pending = list(saved["running"])
 
     def said(self) -> str:
@@ -214,6 +216,8 @@ class _Restarts:
             if key not in self.boards:
                 self.boards[key], self.parts[key] = int(_unmatched(board, col, nb)), part
                 self.prefixes[key] = board[self.prefix_cells].tobytes()
+        if run.board is not None and run.unmatched < self.bound[0]:  # a finishing beam's better board
+            self.bound[0] = run.unmatched
         if run.board is not None and (run.unmatched, k) < self.key:
             self.key = (run.unmatched, k)
             improved = run.unmatched < self.score
@@ -256,6 +260,7 @@ class _Restarts:
                 solver.value_order == "quota",
                 walk,
                 None if self.keeper is None else partial(self.paused, k),
+                self.bound if share_best else np.full(1, fewer, np.int64),
             )
             shallow = run.deepest < abandon[1] and k > 0  # abandoned: not worth a beam
             # a walk an interrupt stopped and a checkpoint continues: its beam comes at its real end

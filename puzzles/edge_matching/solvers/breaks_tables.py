@@ -44,6 +44,7 @@ MAX_ORIENTS = (1 << 15) - 1
 KEEP_BOARDS = 4096  # boards a restart keeps on the ladder
 PARTS = ("walk", "greedy", "exact")  # breaks_walk WALK, GREEDY, EXACT: the part that completed a board
 TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
+NO_BOUND = np.zeros(0, np.int64)  # `Tables.restart`'s walk with no bound shared
 PAUSE_NODES = 1 << 24  # placements between two pauses of a walk whose state is kept (1-3 s on Eternity II)
 
 
@@ -197,6 +198,7 @@ class Tables:
         quota_first: bool = False,
         walk: dict[str, Any] | None = None,
         paused: Callable[[dict[str, Any]], None] | None = None,
+        bound: np.ndarray | None = None,
     ) -> RestartRun:
         """One restart (see `_restart`): `quota` colours, abandoned after abandon[0] placements short of
         depth abandon[1], looking only for boards of fewer than `fewer` breaks. `ladder` = (fewer,
@@ -209,7 +211,9 @@ class Tables:
         A restart stopped mid-walk leaves its walk's state in `RestartRun.walk`; given back as `walk`
         (with the other arguments as when it began) the restart goes on as if never stopped. With
         `paused`, the walk pauses every PAUSE_NODES placements, hands `paused` its state (a copy) and
-        goes on: what a checkpoint keeps of a restart under way."""
+        goes on: what a checkpoint keeps of a restart under way. `bound`: the run's best unmatched joins,
+        written and read by the walk (breaks_walk `_shared_cap`), shared by the run's threads; None: the
+        walk tightens its search only at its own complete boards (the probes, the frozen walk's trees)."""
         hist = np.zeros((2, self.cells_count), np.int64)  # placements by depth, and those with a break
         best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
         tables = (self.geometry, self.lists, self.allow, self.board0)
@@ -238,7 +242,15 @@ class Tables:
         while True:
             regs[PAUSE_AT] = NEVER if paused is None else (regs[NODES] // PAUSE_NODES + 1) * PAUSE_NODES
             nodes, best, deep, deep_brk, exhausted, n_kept = _walk(
-                self.geometry, self.lists, state, lists2, caps, stop, outs, regs
+                self.geometry,
+                self.lists,
+                state,
+                lists2,
+                caps,
+                stop,
+                outs,
+                regs,
+                NO_BOUND if bound is None else bound,
             )
             if paused is None or regs[STATUS] != PAUSED or stop[0] != 0:
                 break

@@ -133,7 +133,7 @@ def _restart(tables, quota, caps, seed, stop, outs, parity):
     state, lists2 = _prepare(tables, quota, caps[9], seed, parity)
     regs = np.zeros(REGS, np.int64)
     regs[PAUSE_AT] = NEVER
-    return _walk(tables[0], tables[1], state, lists2, caps, stop, outs, regs)
+    return _walk(tables[0], tables[1], state, lists2, caps, stop, outs, regs, np.zeros(0, np.int64))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -362,8 +362,21 @@ def _back_up(i, fixed, cells, used, piece_of, board):
     return i
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _shared_cap(best, cap, bound):
+    """The breaks a board may still reach, told of the run's best (`bound`, shared by the threads'
+    walks; empty: not shared): boards only better than every walk's best so far, and this one's own
+    best (a greedy or exact completion's too) told to the others. Why: one thread's new best once
+    reached the other's walk only at its next restart, minutes later in a long run."""
+    if bound.shape[0] == 0:
+        return cap
+    if best < bound[0]:
+        bound[0] = best  # a plain store: a race can only leave a walk looking for too many breaks a while
+    return min(cap, bound[0] - 1)
+
+
 @numba.njit(cache=True, nogil=True)
-def _walk(geometry, lists, state, lists2, caps, stop, outs, regs):
+def _walk(geometry, lists, state, lists2, caps, stop, outs, regs, bound):
     """`_restart`'s walk from depth 0 of the board `_prepare` set up (`state`): `_dive` between events,
     and here what an event asks for (a new deepest board, a complete one, a greedy completion and, a few
     cells short, an exact one, the node cap, the abandon rule, a look at the stop flag).
@@ -372,7 +385,10 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs):
     regs[PAUSE_AT] placements, the walk leaves its scalars in `regs` (regs[STATUS] = PAUSED) and returns
     what it has so far, as a stopped restart always did; called again with the same arrays and regs, it
     goes on as if it had never paused (the same placements, boards and counts). A stopped restart that
-    is not called again ended where it paused. regs[STATUS] = ENDED: the restart is over."""
+    is not called again ended where it paused. regs[STATUS] = ENDED: the restart is over.
+
+    `bound` (hunting, not on the ladder): the run's best unmatched joins, shared by the walks of every
+    thread (`_shared_cap`), read at each look at the stop flag and written at each better board."""
     node_cap, abandon_nodes, abandon_depth, fewer, hold, keep, tail, extend_depth, extend_nodes, _ = caps
     cells, _, _, _, fixed, req_top, req_right, top_brk, right_brk, nb, cell_pat = geometry
     col, piece_of, _, _, _, _, radix, pat_orients, pat_start = lists
@@ -382,6 +398,8 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs):
     depth, pause_at = cells.shape[0], regs[PAUSE_AT]
     allow_last = per_depth[depth - 1, ALLOW]
     exhausted = False
+    if hold:  # the ladder counts boards at its level, not only better ones
+        bound = bound[:0]
     if regs[STATUS] == PAUSED:  # go on from the pause: the rest of the turn it left
         nodes, last_complete, cap, n_kept = regs[NODES], regs[LAST_COMPLETE], regs[CAP], regs[KEPT]
         best, deep, deep_brk, deep_seen = regs[BEST], regs[DEEP], regs[DEEP_BRK], regs[DEEP_SEEN]
@@ -413,7 +431,7 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs):
                 found[min(score, found.shape[0] - 1)] += 1
                 n_kept = _keep(board, score, WALK, keep, kept, kept_by, n_kept)
             else:
-                cap = brk - 1
+                cap = _shared_cap(best, brk - 1, bound)
                 if best == 0:
                     break
         elif i >= deep_seen and (i > deep_seen or nodes - last_complete >= COMPLETE_EVERY):
@@ -423,19 +441,23 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs):
             best = _better(score, best, scratch, out_best)
             if hold and score >= 0:
                 n_kept = _keep(scratch, score, GREEDY, keep, kept, kept_by, n_kept)
+            cap = _shared_cap(best, cap, bound)
             if depth - i <= tail:  # a few cells short: their best completion, exactly
                 scratch = board.copy()
-                bound = score if score >= 0 else 1 << 30
+                limit = score if score >= 0 else 1 << 30
                 score = _finish(
-                    scratch, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start, bound, TAIL_NODES
+                    scratch, col, piece_of, cells, nb, cell_pat, pat_orients, pat_start, limit, TAIL_NODES
                 )
                 best = _better(score, best, scratch, out_best)
                 if hold and score >= 0:
                     n_kept = _keep(scratch, score, EXACT, keep, kept, kept_by, n_kept)
+                cap = _shared_cap(best, cap, bound)
         fresh = i < depth
         if nodes >= check_at:  # the node cap, the abandon count or a look at the stop flag
             if nodes >= node_cap or (nodes >= abandon_nodes and deep < abandon_depth):
                 break
+            if nodes % STOP_EVERY == 0:
+                cap = _shared_cap(best, cap, bound)
             if nodes % STOP_EVERY == 0 and (stop[0] != 0 or nodes >= pause_at):
                 regs[STATUS], regs[NODES], regs[LAST_COMPLETE], regs[CAP] = PAUSED, nodes, last_complete, cap
                 regs[KEPT], regs[BEST], regs[DEEP], regs[DEEP_BRK] = n_kept, best, deep, deep_brk

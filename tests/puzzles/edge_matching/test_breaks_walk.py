@@ -148,3 +148,25 @@ def test_the_exact_completion_is_the_best_of_every_completion(seed):
         assert score == min(every) == after._unmatched(exact, col, nb)
         assert score <= after._complete(greedy, *kinds)
         assert after._finish(partial.copy(), *kinds, score, 1 << 30) == -1
+
+
+def test_the_walks_share_the_runs_best_through_the_bound():
+    """The run's threads share its best (`bound`): a walk writes its better boards there and reads it
+    as it goes, so a board found by another thread narrows a walk under way at once. Told of a
+    perfect board, a walk may place no break: its tree ends within a few placements where the walk
+    not told runs to its cap; on the ladder, which counts boards at its level, the bound changes
+    nothing."""
+    puzzle, order = SMALL[3]  # no perfect board within the cap: the walk runs to it
+    tables = Tables(puzzle, order, None, None)
+    stop = np.zeros(1, np.int64)
+    alone = tables.restart(200_000, 0, stop)
+    bound = np.full(1, 1 << 30, np.int64)
+    shared = tables.restart(200_000, 0, stop, bound=bound)
+    assert alone.board is not None and shared.board is not None
+    assert bound[0] == shared.unmatched <= alone.unmatched
+    told = tables.restart(200_000, 0, stop, bound=np.zeros(1, np.int64))
+    assert alone.unmatched > 0 and not alone.exhausted and alone.nodes == 200_000
+    assert told.exhausted and told.nodes < after.STOP_EVERY
+    level = (alone.unmatched + 2, alone.unmatched + 1)  # boards of at most one join worse than its best
+    ladder = [tables.restart(200_000, 0, stop, ladder=level, bound=b) for b in (None, np.zeros(1, np.int64))]
+    assert ladder[0].found.sum() > 0 and (ladder[0].found == ladder[1].found).all()
