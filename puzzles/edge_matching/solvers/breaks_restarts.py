@@ -216,10 +216,9 @@ class _Restarts:
             if key not in self.boards:
                 self.boards[key], self.parts[key] = int(_unmatched(board, col, nb)), part
                 self.prefixes[key] = board[self.prefix_cells].tobytes()
-        if run.board is not None and run.unmatched < self.bound[0]:  # a finishing beam's better board
-            self.bound[0] = run.unmatched
         if run.board is not None and (run.unmatched, k) < self.key:
             self.key = (run.unmatched, k)
+            self.bound[0] = min(self.bound[0], run.unmatched)  # a probe's or finishing beam's board too
             improved = run.unmatched < self.score
             self.best, self.score = run.board, run.unmatched
             if improved:

@@ -17,6 +17,7 @@ from puzzles.edge_matching.solvers.beam import Prepared
 from puzzles.edge_matching.solvers.breaks_walk import (
     KEPT,
     NEVER,
+    NO_BOUND,
     NODES,
     PAUSE_AT,
     PAUSED,
@@ -44,7 +45,6 @@ MAX_ORIENTS = (1 << 15) - 1
 KEEP_BOARDS = 4096  # boards a restart keeps on the ladder
 PARTS = ("walk", "greedy", "exact")  # breaks_walk WALK, GREEDY, EXACT: the part that completed a board
 TAIL = 5 / 16  # the share of rows filled as block, teeth and staircase (Blackwood: 5 of 16)
-NO_BOUND = np.zeros(0, np.int64)  # `Tables.restart`'s walk with no bound shared
 PAUSE_NODES = 1 << 24  # placements between two pauses of a walk whose state is kept (1-3 s on Eternity II)
 
 

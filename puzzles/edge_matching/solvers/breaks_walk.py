@@ -30,6 +30,8 @@ COMPLETE_EVERY = 1 << 17  # placements between two greedy completions at a resta
 TAIL_NODES = 1 << 16  # the exact completion's placements, at most (then its best so far)
 STOP_EVERY = 1 << 12  # placements between two looks at the stop flag
 ix = np.uint64  # an unsigned index: numba wraps no negative one (see `_dive`)
+NO_BOUND = np.zeros(0, np.int64)  # a walk with no best shared (`_shared_cap`), given from Python
+# (numba freezes a global array read-only, so compiled callers make their own)
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -441,7 +443,6 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs, bound):
             best = _better(score, best, scratch, out_best)
             if hold and score >= 0:
                 n_kept = _keep(scratch, score, GREEDY, keep, kept, kept_by, n_kept)
-            cap = _shared_cap(best, cap, bound)
             if depth - i <= tail:  # a few cells short: their best completion, exactly
                 scratch = board.copy()
                 limit = score if score >= 0 else 1 << 30
@@ -451,23 +452,28 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs, bound):
                 best = _better(score, best, scratch, out_best)
                 if hold and score >= 0:
                     n_kept = _keep(scratch, score, EXACT, keep, kept, kept_by, n_kept)
-                cap = _shared_cap(best, cap, bound)
+            cap = _shared_cap(best, cap, bound)  # the completions' best, told and heard
         fresh = i < depth
         if nodes >= check_at:  # the node cap, the abandon count or a look at the stop flag
             if nodes >= node_cap or (nodes >= abandon_nodes and deep < abandon_depth):
                 break
             if nodes % STOP_EVERY == 0:
                 cap = _shared_cap(best, cap, bound)
-            if nodes % STOP_EVERY == 0 and (stop[0] != 0 or nodes >= pause_at):
-                regs[STATUS], regs[NODES], regs[LAST_COMPLETE], regs[CAP] = PAUSED, nodes, last_complete, cap
-                regs[KEPT], regs[BEST], regs[DEEP], regs[DEEP_BRK] = n_kept, best, deep, deep_brk
-                regs[DEEP_SEEN], regs[AT_DEPTH], regs[FRESH], regs[NODE_CAP] = (
-                    deep_seen,
-                    i,
-                    int(fresh),
-                    node_cap,
-                )
-                return nodes, best, deep, deep_brk, exhausted, n_kept
+                if stop[0] != 0 or nodes >= pause_at:
+                    regs[STATUS], regs[NODES], regs[LAST_COMPLETE], regs[CAP] = (
+                        PAUSED,
+                        nodes,
+                        last_complete,
+                        cap,
+                    )
+                    regs[KEPT], regs[BEST], regs[DEEP], regs[DEEP_BRK] = n_kept, best, deep, deep_brk
+                    regs[DEEP_SEEN], regs[AT_DEPTH], regs[FRESH], regs[NODE_CAP] = (
+                        deep_seen,
+                        i,
+                        int(fresh),
+                        node_cap,
+                    )
+                    return nodes, best, deep, deep_brk, exhausted, n_kept
             check_at = _next_check(nodes, node_cap, abandon_nodes)
         if not fresh:  # a complete board: back up
             i = _back_up(i, fixed, cells, lists2[3], piece_of, board)
