@@ -143,10 +143,10 @@ def slurm_script(command: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="session")
-def cluster():
+def slurm_cluster():
     """A one-node Slurm, up for the whole session (started here if it was not running, stopped at the
     end only then), or a skip saying why not; under PUZZLELAB_SLURM=required (.ci/run) a failure.
-    The cluster tests share one xdist group, so one worker starts and stops it while no other uses it."""
+    The cluster tests share one xdist group (`cluster`), so one worker starts and stops it."""
     up = slurm_script("up")
     if up.returncode != 0:
         message = f"no Slurm cluster: {up.stderr.strip()}"
@@ -157,3 +157,16 @@ def cluster():
     if "started" in up.stdout:
         down = slurm_script("down")
         assert down.returncode == 0, down.stderr
+
+
+@pytest.fixture
+def cluster(request):
+    """The cluster, for a test of the xdist group that keeps its users on one worker. Under --dist
+    loadgroup a grouped test's id ends in `@<group>`; pytest 9.2 drops the id xdist 3.8 sets, so the
+    group splits and two workers would start and stop one cluster: a failure saying so, not a race."""
+    if getattr(request.config.option, "loadgroup", False) and "@" not in request.node.nodeid:
+        pytest.fail(
+            f"--dist loadgroup is not grouping the cluster tests under pytest {pytest.__version__}: "
+            "install the test extra's pytest (pip install -e '.[test]')"
+        )
+    request.getfixturevalue("slurm_cluster")

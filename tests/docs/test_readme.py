@@ -298,6 +298,9 @@ LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the
     "python -m experiments.run puzzle=eternity2 optimizer=breaks budget.seconds=40 hydra.run.dir=results/runs/long_breaks",
     "python -m benchmarks.bench_tuning",
     "python -m benchmarks.bench_hardness",
+    # their kernels take 20 s or more to compile on a fresh clone, where test_matrix compiles them too
+    "python -m experiments.run puzzle=eternity2 optimizer=beam",
+    "python -m experiments.run puzzle=eternity2 optimizer=plateau_lns budget.seconds=60",
     "python -m experiments.run puzzle=queens puzzle.n=30 optimizer=lahc",
     "python -m experiments.run puzzle=eternity2 optimizer=breaks budget.seconds=60",
     "python -m experiments.run puzzle=eternity2 optimizer=portfolio budget.seconds=600",
