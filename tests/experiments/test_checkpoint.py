@@ -90,7 +90,8 @@ def interrupted(optimizer: str, folder: Path, *more: str, stop_at: int = EVALUAT
 
 
 @pytest.mark.parametrize(  # one in the fast tier; the others are longer checks of the same path
-    "optimizer", ["ga", pytest.param("sa", marks=pytest.mark.slow), pytest.param("two_opt", marks=pytest.mark.slow)]
+    "optimizer",
+    ["ga", pytest.param("sa", marks=pytest.mark.slow), pytest.param("two_opt", marks=pytest.mark.slow)],
 )
 def test_a_run_stopped_and_run_again_ends_as_an_unbroken_one(tmp_path, optimizer):
     budget = f"budget.evaluations={EVALUATIONS}"
