@@ -172,15 +172,19 @@ def load_kernels(settings: list[str]) -> None:
         LOADED.add(optimizer)
 
 
+PAIRS = ((True, 1), (False, 2))  # each cell with and without a time budget, signalled once and twice
+
+
 def matrix() -> list:
-    """Every cell: the QUICK ones in the fast tier, the rest marked slow."""
+    """Every cell, with and without a budget and with one signal and two, in two runs rather than four
+    (pairwise: the double delivery itself is `test_one_signal_delivered_twice_...`'s, below); the QUICK
+    ones in the fast tier, the rest marked slow."""
     return [
         pytest.param(
             cell, timed, deliveries, marks=() if (cell, timed, deliveries) in QUICK else pytest.mark.slow
         )
         for cell in CELLS
-        for timed in (True, False)
-        for deliveries in (1, 2)
+        for timed, deliveries in PAIRS
     ]
 
 
