@@ -251,6 +251,8 @@ class Tables:
                 outs,
                 regs,
                 NO_BOUND if bound is None else bound,
+                0,  # numba's dive: the generated one (breaks_llvm_walk.py) is not wired in yet
+                0,
             )
             if paused is None or regs[STATUS] != PAUSED or stop[0] != 0:
                 break

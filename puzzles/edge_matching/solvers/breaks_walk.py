@@ -25,6 +25,7 @@ import numpy as np
 
 from core.bits import popcount
 from puzzles.edge_matching.solvers.breaks_finish import _complete, _finish, _unmatched
+from puzzles.edge_matching.solvers.dive_call import call_dive
 
 COMPLETE_EVERY = 1 << 17  # placements between two greedy completions at a restart's deepest depth
 TAIL_NODES = 1 << 16  # the exact completion's placements, at most (then its best so far)
@@ -135,7 +136,7 @@ def _restart(tables, quota, caps, seed, stop, outs, parity):
     state, lists2 = _prepare(tables, quota, caps[9], seed, parity)
     regs = np.zeros(REGS, np.int64)
     regs[PAUSE_AT] = NEVER
-    return _walk(tables[0], tables[1], state, lists2, caps, stop, outs, regs, np.zeros(0, np.int64))
+    return _walk(tables[0], tables[1], state, lists2, caps, stop, outs, regs, np.zeros(0, np.int64), 0, 0)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -378,7 +379,7 @@ def _shared_cap(best, cap, bound):
 
 
 @numba.njit(cache=True, nogil=True)
-def _walk(geometry, lists, state, lists2, caps, stop, outs, regs, bound):
+def _walk(geometry, lists, state, lists2, caps, stop, outs, regs, bound, dive, block):
     """`_restart`'s walk from depth 0 of the board `_prepare` set up (`state`): `_dive` between events,
     and here what an event asks for (a new deepest board, a complete one, a greedy completion and, a few
     cells short, an exact one, the node cap, the abandon rule, a look at the stop flag).
@@ -390,7 +391,9 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs, bound):
     is not called again ended where it paused. regs[STATUS] = ENDED: the restart is over.
 
     `bound` (hunting, not on the ladder): the run's best unmatched joins, shared by the walks of every
-    thread (`_shared_cap`), read at each look at the stop flag and written at each better board."""
+    thread (`_shared_cap`), read at each look at the stop flag and written at each better board.
+    `dive`: 0, or the address of the board's generated dive (breaks_llvm_walk.py), the same tree walked
+    faster, on `block`, the memory of state, lists2 and hist (`GeneratedDive.bind`'s views)."""
     node_cap, abandon_nodes, abandon_depth, fewer, hold, keep, tail, extend_depth, extend_nodes, _ = caps
     cells, _, _, _, fixed, req_top, req_right, top_brk, right_brk, nb, cell_pat = geometry
     col, piece_of, _, _, _, _, radix, pat_orients, pat_start = lists
@@ -415,8 +418,13 @@ def _walk(geometry, lists, state, lists2, caps, stop, outs, regs, bound):
         i, fresh = 0, True
         check_at = min(node_cap, max(abandon_nodes, 1), STOP_EVERY)
     while True:
-        until = (min(deep, deep_seen), check_at, cap, radix, split, min(allow_last, cap))
-        i, nodes = _dive(state, lists2, i, fresh, nodes, until, hist, extra)
+        watch, final = min(deep, deep_seen), min(allow_last, cap)
+        if dive:
+            i, nodes = call_dive(dive, block, i, int(fresh), nodes, watch, check_at, cap, radix, split, final)
+        else:
+            i, nodes = _dive(
+                state, lists2, i, fresh, nodes, (watch, check_at, cap, radix, split, final), hist, extra
+            )
         if i < 0:
             exhausted = True
             break

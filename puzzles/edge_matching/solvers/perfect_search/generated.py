@@ -148,7 +148,35 @@ class _Arena:
         self.raw = raw  # kept: the walk reads these addresses
 
 
-class CompiledWalk:
+class KeptCode:
+    """llvmlite's object cache over one file (`path`; None: none): a module's machine code read back
+    where a run before compiled the same text (`loaded`), else written for the next run."""
+
+    path: Path | None
+    loaded: bool
+
+    def _load(self, _module) -> bytes | None:
+        if not self.loaded or self.path is None:
+            return None
+        try:
+            return self.path.read_bytes()
+        except OSError:  # removed since: compiled here
+            return None
+
+    def _keep(self, _module, machine_code: bytes) -> None:
+        """The machine code written for the next run, whole or not at all (two runs may write it)."""
+        if self.path is None or self.loaded:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("wb", dir=self.path.parent, suffix=".tmp", delete=False) as out:
+                out.write(machine_code)
+            os.replace(out.name, self.path)
+        except OSError:  # no folder to write: compiled again next run
+            pass
+
+
+class CompiledWalk(KeptCode):
     """A board's walk from depth `first`, compiled (or its machine code loaded from `folder`, where a
     run before compiled the same text for this machine) and bound to the board's tables; threads share
     it, each call walking its own state block (`__call__` takes and returns what the numba walks do)."""
@@ -176,26 +204,6 @@ class CompiledWalk:
             address = self.engine.get_function_address("walk")
         self.function = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
         self.compile_seconds = time.perf_counter() - started
-
-    def _load(self, _module) -> bytes | None:
-        if not self.loaded or self.path is None:
-            return None
-        try:
-            return self.path.read_bytes()
-        except OSError:  # removed since: compiled here
-            return None
-
-    def _keep(self, _module, machine_code: bytes) -> None:
-        """The machine code written for the next run, whole or not at all (two runs may write it)."""
-        if self.path is None or self.loaded:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("wb", dir=self.path.parent, suffix=".tmp", delete=False) as out:
-                out.write(machine_code)
-            os.replace(out.name, self.path)
-        except OSError:  # no folder to write: compiled again next run
-            pass
 
     def __call__(self, state, bounds, io) -> tuple[int, int, int, int]:
         """(status, boards found, nodes, placements), as `walks._walk_sets`; `state` and the cursor in
