@@ -210,6 +210,9 @@ class Breaks(BoardBuilder):
         value_order: each cell's candidates "shuffled" per restart, or "quota": the most quota-colour
             sides first, shuffled among ties (Blackwood's order; on the ladder, 180 s a side, fewer
             boards at every score: 53 an hour at 464 or better against 147).
+        generated_dive: the walk's inner loop generated per board and quota (LLVM IR, compiled in
+            about 2 s on Eternity II, then cached; breaks_llvm.py) for every restart but the probes:
+            the same tree as numba's loop, 1.7x as fast on the official set (bench_breaks_llvm).
         probe_batches: batches of PROBE_COLOURS quota triples drawn at most while no probe restart
             reaches the abandon depth (on Eternity II seed 1's first batch held none: tests/puzzles/edge_matching/test_breaks.py).
 
@@ -234,6 +237,7 @@ class Breaks(BoardBuilder):
     extend_depth: int | None = None
     extend_nodes: int = 0
     value_order: str = "shuffled"
+    generated_dive: bool = False
     probe_batches: int = PROBE_BATCHES
 
     name = "breaks"  # class attributes, not fields (no annotation): what every solver declares

@@ -260,6 +260,7 @@ class _Restarts:
                 walk,
                 None if self.keeper is None else partial(self.paused, k),
                 self.bound if share_best else np.full(1, fewer, np.int64),
+                solver.generated_dive,
             )
             shallow = run.deepest < abandon[1] and k > 0  # abandoned: not worth a beam
             # a walk an interrupt stopped and a checkpoint continues: its beam comes at its real end

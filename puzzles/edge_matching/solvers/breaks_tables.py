@@ -14,6 +14,7 @@ from core.errors import InputError
 from core.faces import ConstructivePuzzle
 from puzzles.edge_matching.board import grey_patterns, neighbours
 from puzzles.edge_matching.solvers.beam import Prepared
+from puzzles.edge_matching.solvers.breaks_llvm_walk import GeneratedDive
 from puzzles.edge_matching.solvers.breaks_walk import (
     KEPT,
     NEVER,
@@ -26,6 +27,7 @@ from puzzles.edge_matching.solvers.breaks_walk import (
     _prepare,
     _walk,
 )
+from puzzles.edge_matching.solvers.perfect_search.generated import cache_folder
 
 BLACKWOOD = (201, 206, 211, 216, 221, 225, 229, 233, 237, 239)  # his unlock depths on 256 cells (470)
 # The default: Verhaard's 468 array (12 breaks by depth 240) and five more to depth 252. On the official
@@ -153,6 +155,18 @@ class Tables:
         self.inner_colours = sorted(set(col[~grey].tolist()) - set(self.frame_colours))
         self.board0, self.table = board0, table
         self.parity = odd_colours(table, board0, nb, radix) if parity else no_parity(radix)
+        self._dives: dict[bytes, GeneratedDive] = {}  # by quota need: a dive compiled once a run
+        self._dive_lock = threading.Lock()
+
+    def dive(self, state: tuple, lists2: tuple, hist: np.ndarray) -> GeneratedDive:
+        """The board's generated dive for this restart's setup (its quota need and schedule are
+        written in), compiled or loaded from the cache folder once and shared by every thread."""
+        key = state[0].tobytes()
+        with self._dive_lock:
+            if key not in self._dives:
+                extra = (self.lists[0], *self.geometry[5:9])
+                self._dives[key] = GeneratedDive(state, lists2, hist, extra, cache_folder())
+            return self._dives[key]
 
     def finish(self, partial: np.ndarray, width: int, seed: int) -> tuple[np.ndarray, int] | None:
         """(board, unmatched joins) of a beam of `width` over the empty cells of `partial` (its
@@ -199,6 +213,7 @@ class Tables:
         walk: dict[str, Any] | None = None,
         paused: Callable[[dict[str, Any]], None] | None = None,
         bound: np.ndarray | None = None,
+        generated: bool = False,
     ) -> RestartRun:
         """One restart (see `_restart`): `quota` colours, abandoned after abandon[0] placements short of
         depth abandon[1], looking only for boards of fewer than `fewer` breaks. `ladder` = (fewer,
@@ -213,7 +228,8 @@ class Tables:
         `paused`, the walk pauses every PAUSE_NODES placements, hands `paused` its state (a copy) and
         goes on: what a checkpoint keeps of a restart under way. `bound`: the run's best unmatched joins,
         written and read by the walk (breaks_walk `_shared_cap`), shared by the run's threads; None: the
-        walk tightens its search only at its own complete boards (the probes, the frozen walk's trees)."""
+        walk tightens its search only at its own complete boards (the probes, the frozen walk's trees).
+        `generated`: the walk's inner loop is the board's generated dive (`dive`): the same tree, faster."""
         hist = np.zeros((2, self.cells_count), np.int64)  # placements by depth, and those with a break
         best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
         tables = (self.geometry, self.lists, self.allow, self.board0)
@@ -239,6 +255,11 @@ class Tables:
         regs = np.zeros(REGS, np.int64)
         if walk is not None:
             _give_back(walk, state, lists2, outs, regs)
+        dive = block = None
+        if generated:  # the walk's arrays moved into the dive's block: views the walk reads and writes
+            dive = self.dive(state, lists2, hist)
+            block, state, lists2, hist = dive.bind(state, lists2, hist)
+            outs = (hist, *outs[1:])
         while True:
             regs[PAUSE_AT] = NEVER if paused is None else (regs[NODES] // PAUSE_NODES + 1) * PAUSE_NODES
             nodes, best, deep, deep_brk, exhausted, n_kept = _walk(
@@ -251,8 +272,8 @@ class Tables:
                 outs,
                 regs,
                 NO_BOUND if bound is None else bound,
-                0,  # numba's dive: the generated one (breaks_llvm_walk.py) is not wired in yet
-                0,
+                0 if dive is None else dive.address,
+                0 if block is None else block.ctypes.data,
             )
             if paused is None or regs[STATUS] != PAUSED or stop[0] != 0:
                 break

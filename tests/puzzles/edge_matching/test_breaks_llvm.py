@@ -10,6 +10,7 @@ import pytest
 
 from puzzles.edge_matching.eternity2 import Eternity2, Eternity2Like
 from puzzles.edge_matching.solvers import breaks_walk as bw
+from puzzles.edge_matching.solvers.breaks import Breaks
 from puzzles.edge_matching.solvers.breaks_llvm_walk import GeneratedDive
 from puzzles.edge_matching.solvers.breaks_tables import REGS, Tables
 
@@ -171,3 +172,24 @@ def test_the_machine_code_is_kept_and_loaded(tmp_path):
         assert dive.loaded == (seed == 1) and dive.path is not None and dive.path.exists()
     assert len(list(tmp_path.iterdir())) == 1
     assert same_tree(tables, [], 1, 200_000, True, np.random.default_rng(3), tmp_path)[0] > 0  # loaded
+
+
+@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_the_optimiser_with_the_generated_dive_builds_the_same_board(threads, monkeypatch):
+    """optimizer.generated_dive: the same seed and node budget give the same board, placements and
+    depth profile as numba's dive, and its restarts (not the probes) did walk with the dive."""
+    bound = []
+    original = Tables.dive
+
+    def counted(self, *args):
+        bound.append(1)
+        return original(self, *args)
+
+    monkeypatch.setattr(Tables, "dive", counted)
+    puzzle = Eternity2()
+    settings = dict(seed=3, threads=threads, max_nodes=10_000_000, restart_nodes=4_000_000, finish_width=20)
+    plain, generated = (Breaks(generated_dive=g, **settings).construct(puzzle) for g in (False, True))
+    assert bound, "no restart walked with the generated dive"
+    assert np.array_equal(plain.layout.piece, generated.layout.piece)
+    assert np.array_equal(plain.layout.rotation, generated.layout.rotation)
+    assert plain.work == generated.work and np.array_equal(plain.depth_nodes, generated.depth_nodes)
