@@ -241,6 +241,7 @@ RUN: dict[str, list[str]] = {
         *("--seconds", "0.5", "--seeds", "1", "--optimizers", "sa_compiled"),
     ],
     "python -m benchmarks.bench_eternity2 walk": ["--restarts", "1", "--repeats", "1"],
+    "python -m benchmarks.bench_breaks_llvm": ["--placements", "100000", "--repeats", "1"],
     "python -m benchmarks.bench_eternity2 ladder": [*("--seconds", "3", "--floor", "400", "--no-baseline")],
     "python -m benchmarks.bench_eternity2 ladder --seconds 600 --threads 2 --plot ladder.png": [
         *("--seconds", "3", "--floor", "400", "--no-baseline"),
@@ -290,6 +291,7 @@ LONG: set[str] = {  # measured: more than 5 s each on a busy 2-core machine; the
     "python -m benchmarks.bench_eternity2 anytime",
     "python -m benchmarks.bench_eternity2 sweep",
     "python -m benchmarks.bench_eternity2 walk",
+    "python -m benchmarks.bench_breaks_llvm",
     "python -m benchmarks.bench_eternity2 ladder",
     "python -m benchmarks.bench_eternity2 ladder --seconds 600 --threads 2 --plot ladder.png",
     "python -m benchmarks.bench_pentomino_suite",
