@@ -14,6 +14,7 @@ compile time and what a call to it costs from numba (a call that returns at once
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numba
@@ -66,14 +67,19 @@ def _calls(dive, block, n):
     return total
 
 
-def main() -> None:
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The flags, checked (a bad one: one line and exit 2)."""
     parser = flags.Parser("bench_breaks_llvm", __doc__)
     parser.add_argument("--placements", type=flags.whole(1000), default=200_000_000)
     parser.add_argument("--repeats", type=flags.count, default=3)
     parser.add_argument("--seed", type=flags.whole(0), default=0)
     parser.add_argument("--quota", default=",".join(map(str, QUOTA_RUN)))
     parser.add_argument("--tail", type=flags.whole(0), default=12)
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
     quota = [int(c) for c in args.quota.split(",") if c]
     tables = Tables(Eternity2(), "staircase", None, None)
     state, lists2, hist, extra = setup(tables, quota, args.seed)
