@@ -33,11 +33,8 @@ QUOTA_RUN = [3, 20, 7]  # as benchmarks/eternity2_ladder.py: the probes' choice 
 
 def setup(tables: Tables, quota, seed: int):
     """A restart set up for both walks: (state, lists2, hist), the extra checks, and the dive."""
-    tables_ = (tables.geometry, tables.lists, tables.allow, tables.board0)
-    state, lists2 = bw._prepare(tables_, tables.quota(quota), False, seed, tables.parity)
-    hist = np.zeros((2, tables.cells_count), np.int64)
-    g = tables.geometry
-    return state, lists2, hist, (tables.lists[0], g[5], g[6], g[7], g[8])
+    state, lists2 = tables.prepare(quota, False, seed)
+    return state, lists2, np.zeros((2, tables.cells_count), np.int64), tables.extra
 
 
 def walk(tables: Tables, quota, seed: int, placements: int, dive: GeneratedDive | None, tail: int = 12):

@@ -154,9 +154,6 @@ def check_record(run_dir: Path, exact: bool) -> pd.Series:
     return row
 
 
-QUICK = {  # the fast tier: one cell, a doubled signal during a compiled walk; every other in the slow tier
-    ("breaks build", False, 2),
-}
 LOADED: set[str] = set()
 
 
@@ -172,24 +169,15 @@ def load_kernels(settings: list[str]) -> None:
         LOADED.add(optimizer)
 
 
-PAIRS = ((True, 1), (False, 2))  # each cell with and without a time budget, signalled once and twice
+# every cell with and without a time budget and signalled once and twice, in two runs rather than four
+# (pairwise: the double delivery itself is `test_one_signal_delivered_twice_...`'s, below)
+PAIRS = ((True, 1), (False, 2))
 
 
-def matrix() -> list:
-    """Every cell, with and without a budget and with one signal and two, in two runs rather than four
-    (pairwise: the double delivery itself is `test_one_signal_delivered_twice_...`'s, below); the QUICK
-    ones in the fast tier, the rest marked slow."""
-    return [
-        pytest.param(
-            cell, timed, deliveries, marks=() if (cell, timed, deliveries) in QUICK else pytest.mark.slow
-        )
-        for cell in CELLS
-        for timed, deliveries in PAIRS
-    ]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("cell, timed, deliveries", matrix())
+@pytest.mark.slow  # the fast tier's check of a signal is `test_one_signal_delivered_twice_...`, below
+@pytest.mark.parametrize(
+    "cell, timed, deliveries", [(cell, timed, deliveries) for cell in CELLS for timed, deliveries in PAIRS]
+)
 def test_an_interrupt_keeps_the_best_so_far_in_every_phase(tmp_path, cell, timed, deliveries):
     settings, _ = CELLS[cell]
     load_kernels(settings)

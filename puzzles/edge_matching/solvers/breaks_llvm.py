@@ -68,10 +68,8 @@ class Layout:
         self.size = used
 
 
-class _Dive(_Writer):
+class _Dive(_Writer[Layout]):
     """_Writer (llvm_walk.py) with the block's arrays addressed from %blk."""
-
-    layout: Layout  # type: ignore[assignment]  # this module's layout, not the perfect search's
 
     def ptr(self, where: str, index: str | int, elem: str = "") -> str:
         lay, t = self.layout, self.tmp()
@@ -124,7 +122,7 @@ def source(rows: list[dict[str, int]], lay: Layout, pieces: int, parity: bool) -
     """The module: `{i64, i64} dive(ptr blk, i64 i, i64 fresh, i64 nodes, i64 watch, i64 check_at,
     i64 cap, i64 radix, i64 split, i64 final)` -> (depth, nodes), as `_dive`. `parity`: the board's
     colours have bits (else the parity cut never refuses and `odd` stays zero: left out)."""
-    depth, w = len(rows), _Dive(lay)  # type: ignore[arg-type]
+    depth, w = len(rows), _Dive(lay)
     w.begin("entry")
     f1 = w.op(f"zext i1 {w.op('icmp ne i64 %fresh, 0')} to i64")
     where = w.op(f"or i64 {w.op('shl i64 %i, 1')}, {f1}")

@@ -158,14 +158,25 @@ class Tables:
         self._dives: dict[bytes, GeneratedDive] = {}  # by quota need: a dive compiled once a run
         self._dive_lock = threading.Lock()
 
+    @property
+    def extra(self) -> tuple:
+        """What the walk's break check reads beside a cell's candidates (breaks_walk `_extra_breaks`):
+        the pieces' colours, the joins pre-placed pieces above and to the right ask for, and whether
+        each of those may break; the generated dive writes them into its code."""
+        return (self.lists[0], *self.geometry[5:9])
+
+    def prepare(self, quota: Sequence[int], quota_first: bool, seed: int) -> tuple[tuple, tuple]:
+        """A restart's walk state and reshuffled lists (breaks_walk `_prepare`), before its first step."""
+        tables = (self.geometry, self.lists, self.allow, self.board0)
+        return _prepare(tables, self.quota(quota), quota_first, seed, self.parity)
+
     def dive(self, state: tuple, lists2: tuple, hist: np.ndarray) -> GeneratedDive:
         """The board's generated dive for this restart's setup (its quota need and schedule are
         written in), compiled or loaded from the cache folder once and shared by every thread."""
         key = state[0].tobytes()
         with self._dive_lock:
             if key not in self._dives:
-                extra = (self.lists[0], *self.geometry[5:9])
-                self._dives[key] = GeneratedDive(state, lists2, hist, extra, cache_folder())
+                self._dives[key] = GeneratedDive(state, lists2, hist, self.extra, cache_folder())
             return self._dives[key]
 
     def finish(self, partial: np.ndarray, width: int, seed: int) -> tuple[np.ndarray, int] | None:
@@ -232,7 +243,6 @@ class Tables:
         `generated`: the walk's inner loop is the board's generated dive (`dive`): the same tree, faster."""
         hist = np.zeros((2, self.cells_count), np.int64)  # placements by depth, and those with a break
         best_board, deep_board = np.full(self.cells_count, -1, np.int64), self.board0.copy()
-        tables = (self.geometry, self.lists, self.allow, self.board0)
         found = np.zeros(2 * self.cells_count + 1, np.int64)
         kept = np.zeros((KEEP_BOARDS if ladder else 0, self.cells_count), np.int64)
         kept_by = np.zeros(kept.shape[0], np.int64)
@@ -251,7 +261,7 @@ class Tables:
             quota_first,
         )
         outs = (hist, best_board, deep_board, found, kept, kept_by)
-        state, lists2 = _prepare(tables, self.quota(quota), quota_first, seed, self.parity)
+        state, lists2 = self.prepare(quota, quota_first, seed)
         regs = np.zeros(REGS, np.int64)
         if walk is not None:
             _give_back(walk, state, lists2, outs, regs)

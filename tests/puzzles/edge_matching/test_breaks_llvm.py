@@ -27,11 +27,9 @@ SMALL = [  # as test_breaks_walk's: many complete boards, a pre-placed cell mid-
 
 def prepared(tables: Tables, quota, seed: int, folder=None):
     """A restart set up (`_prepare`) twice: for `_dive`, and bound to a generated dive."""
-    tables_ = (tables.geometry, tables.lists, tables.allow, tables.board0)
-    state, lists2 = bw._prepare(tables_, tables.quota(quota), False, seed, tables.parity)
+    state, lists2 = tables.prepare(quota, False, seed)
     hist = np.zeros((2, tables.cells_count), np.int64)
-    g = tables.geometry
-    extra = (tables.lists[0], g[5], g[6], g[7], g[8])
+    extra = tables.extra
     dive = GeneratedDive(state, lists2, hist, extra, folder)
     block, gstate, glists2, ghist = dive.bind(state, lists2, hist)
     return (state, lists2, hist), (gstate, glists2, ghist), extra, dive, block
@@ -164,11 +162,9 @@ def test_the_machine_code_is_kept_and_loaded(tmp_path):
     puzzle, order = SMALL[3]
     tables = Tables(puzzle, order, None, None, parity=True)
     for seed in range(2):
-        tables_ = (tables.geometry, tables.lists, tables.allow, tables.board0)
-        state, lists2 = bw._prepare(tables_, tables.quota([]), False, seed, tables.parity)
+        state, lists2 = tables.prepare([], False, seed)
         hist = np.zeros((2, tables.cells_count), np.int64)
-        g = tables.geometry
-        dive = GeneratedDive(state, lists2, hist, (tables.lists[0], g[5], g[6], g[7], g[8]), tmp_path)
+        dive = GeneratedDive(state, lists2, hist, tables.extra, tmp_path)
         assert dive.loaded == (seed == 1) and dive.path is not None and dive.path.exists()
     assert len(list(tmp_path.iterdir())) == 1
     assert same_tree(tables, [], 1, 200_000, True, np.random.default_rng(3), tmp_path)[0] > 0  # loaded

@@ -31,6 +31,8 @@ IR pass pipeline (the same speed, 1-2 s of compile).
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from puzzles.edge_matching.solvers.perfect_search.walks import STOP_EVERY
 
 # the state block's first words; then colours (cells x 4, int16), chosen, and per depth the four slots
@@ -68,10 +70,13 @@ def _key_terms(board, d: int, without: int = -1) -> tuple[int, list[tuple[int, i
     return int(board.base[d]), terms
 
 
-class _Writer:
+L = TypeVar("L")  # where the written code's state lies: this module's Layout, or the dive's (breaks_llvm.py)
+
+
+class _Writer(Generic[L]):
     """The function's text: blocks in order, each block's phis gathered from its incoming edges."""
 
-    def __init__(self, layout: Layout):
+    def __init__(self, layout: L):
         self.layout = layout
         self.blocks: dict[str, list[str]] = {}
         self.phis: dict[str, dict[str, list[tuple[str, str]]]] = {}
