@@ -222,9 +222,10 @@ class Portfolio(PlateauLNS):
     where the backtracker beside the beam made 464, 463, 464.
 
     `chain_seconds`: the chains' time at most (null: no cap), the rest of a long budget the
-    backtracker's. Why 60: on Eternity II the chains' improving steps never made a new best in a
-    10-minute or an hour's run (their operator tables: best 0), where in the one-core minute
-    (12 s of chains) they made some; a cap leaves short runs as they were.
+    backtracker's. Why 60: on Eternity II, uncapped, the chains' improving steps never made a new best
+    in a 10-minute or an hour's run (their operator tables: best 0), where in the one-core minute
+    (12 s of chains) they made some; a cap leaves short runs as they were. Capped, a minute of chains
+    still lifts a board now and then (an hour at the defaults: the last two new bests, 466).
     """
 
     name = "portfolio"
